@@ -1,0 +1,55 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "FleetAuth",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "FleetAuthCore", targets: ["FleetAuthCore"]),
+        .library(name: "FleetAuthDriver", targets: ["FleetAuthDriver"]),
+        .library(name: "FleetAuthConsumer", targets: ["FleetAuthConsumer"]),
+        .library(name: "FleetAuthURLSession", targets: ["FleetAuthURLSession"]),
+        .library(name: "FleetAuthInMemory", targets: ["FleetAuthInMemory"]),
+    ],
+    targets: [
+        .target(name: "FleetAuthCore"),
+        .target(name: "FleetAuthDriver", dependencies: ["FleetAuthCore"]),
+        .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore"]),
+        .target(name: "FleetAuthURLSession", dependencies: ["FleetAuthCore"]),
+        .target(name: "FleetAuthInMemory", dependencies: ["FleetAuthCore"]),
+
+        .executableTarget(
+            name: "QuickStart",
+            dependencies: ["FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory"],
+            path: "Examples/QuickStart"
+        ),
+
+        .testTarget(name: "FleetAuthCoreTests", dependencies: ["FleetAuthCore", "FleetAuthInMemory"]),
+        .testTarget(
+            name: "FleetAuthDriverTests",
+            dependencies: ["FleetAuthDriver", "FleetAuthInMemory"]
+        ),
+        .testTarget(
+            name: "FleetAuthConsumerTests",
+            dependencies: ["FleetAuthConsumer", "FleetAuthInMemory"]
+        ),
+        .testTarget(
+            name: "FleetAuthURLSessionTests",
+            dependencies: ["FleetAuthURLSession", "FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),
+    ]
+)
+
+// Language settings shared by every target (plugins excluded): Swift 6 mode is the
+// tools-version default; these upcoming features keep the API surface explicit.
+for target in package.targets where target.type != .plugin {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ])
+    target.swiftSettings = settings
+}

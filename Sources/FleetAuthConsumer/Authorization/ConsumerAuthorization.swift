@@ -1,0 +1,44 @@
+/// Supplies tokens for trip refreshes: the consumer side of the token-provider contract.
+///
+/// The contract: `fetchToken(with:completion:)` may be called from any thread; the
+/// completion must be called exactly once, asynchronously, from any thread; the token
+/// returned should have at least 5 minutes of life left; a token is reused until its
+/// lifetime nears its end. ``ConsumerTokenProvider`` keeps all of these rules. To write
+/// your own, implement the completion method; the async method comes with it:
+///
+/// ```swift
+/// import FleetAuthConsumer
+///
+/// final class FixedTokenProvider: ConsumerAuthorization {
+///     let token: String
+///     init(token: String) { self.token = token }
+///
+///     func fetchToken(
+///         with authorizationContext: ConsumerAuthorizationContext?,
+///         completion: @escaping AuthTokenFetchCompletionHandler
+///     ) {
+///         let token = self.token
+///         Task { completion(token, nil) }
+///     }
+/// }
+/// ```
+public protocol ConsumerAuthorization: Sendable {
+    /// Fetches a token for the context's trip and passes it, or an error, to
+    /// `completion`.
+    func fetchToken(
+        with authorizationContext: ConsumerAuthorizationContext?,
+        completion: @escaping AuthTokenFetchCompletionHandler)
+
+    /// Fetches a token for the context's trip.
+    func fetchToken(with authorizationContext: ConsumerAuthorizationContext?) async throws -> String
+}
+
+extension ConsumerAuthorization {
+    /// Bridges the completion method: the first completion wins, and one with neither a
+    /// token nor an error throws `emptyProviderResponse`.
+    public func fetchToken(with authorizationContext: ConsumerAuthorizationContext?) async throws -> String {
+        try await ProviderBridge.await { completion in
+            fetchToken(with: authorizationContext, completion: completion)
+        }
+    }
+}

@@ -1,0 +1,12 @@
+/// The ready-made ``ConsumerAuthorization``: fetches trip tokens from the operator's
+/// backend, validates them, caches them per trip, and refreshes them ahead of expiry.
+///
+/// ```swift
+/// let provider = try ConsumerTokenProvider(
+///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/trip-token"),
+///     transport: URLSessionTransport()
+/// )
+/// ```
+public typealias ConsumerTokenProvider = TokenProvider<ConsumerAuthorizationContext>
+
+extension TokenProvider: ConsumerAuthorization where Context == ConsumerAuthorizationContext {}

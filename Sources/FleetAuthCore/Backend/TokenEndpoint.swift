@@ -1,0 +1,168 @@
+public import Foundation
+
+/// The operator's token backend: where to ask, how to name the vehicle or trip, which
+/// credentials to send and how to read the answer.
+///
+/// ```swift
+/// let endpoint = TokenEndpoint(
+///     url: "https://api.example.com/fleet/token",
+///     format: .tokenWithExpiresInSeconds,
+///     headers: { _ in ["Authorization": "Bearer \(await session.appCredential())"] }
+/// )
+/// ```
+public struct TokenEndpoint: Sendable {
+    /// Where the vehicle or trip ID goes in the request URL.
+    public struct IDPlacement: Sendable, Hashable {
+        package enum Value: Sendable, Hashable {
+            case queryItems(idName: String?, taskName: String)
+            case pathTemplate
+        }
+        package let value: Value
+
+        /// Query items `vehicleId` or `tripId`, and `taskId` for delivery tasks. The default.
+        public static let queryItems = IDPlacement(value: .queryItems(idName: nil, taskName: "taskId"))
+
+        /// Query items with names of your choosing.
+        public static func queryItems(idName: String, taskName: String = "taskId") -> IDPlacement {
+            IDPlacement(value: .queryItems(idName: idName, taskName: taskName))
+        }
+
+        /// The URL template holds `{id}` (and optionally `{taskID}`), replaced by the
+        /// percent-encoded IDs: `https://api.example.com/vehicles/{id}/token`.
+        public static let pathTemplate = IDPlacement(value: .pathTemplate)
+    }
+
+    /// Supplies extra headers for each request, usually the app's own login credential.
+    /// It is called for every fetch, so it can return a freshly refreshed credential.
+    public typealias HeaderProvider = @Sendable (AuthorizationScope) async throws -> [String: String]
+
+    /// The endpoint URL, or a template with `{id}` and `{taskID}` when ``idPlacement`` is
+    /// ``IDPlacement/pathTemplate``.
+    public var url: String
+    /// `GET` (the default) or `POST`. A `POST` also sends the IDs as a JSON body.
+    public var method: TransportRequest.Method
+    /// Where the ID goes.
+    public var idPlacement: IDPlacement
+    /// How to read the answer.
+    public var format: TokenResponseFormat
+    /// Extra headers per request.
+    public var headers: HeaderProvider
+    /// Seconds one request may take.
+    public var timeout: TimeInterval
+    /// The largest body accepted, in bytes.
+    public var maximumResponseBytes: Int
+    /// Allows plain `http` to hosts other than loopback. Off by default: the token and the
+    /// app's credential would cross the network in clear text.
+    public var allowsInsecureHTTP: Bool
+
+    /// Creates an endpoint description.
+    public init(
+        url: String,
+        method: TransportRequest.Method = .get,
+        idPlacement: IDPlacement = .queryItems,
+        format: TokenResponseFormat = .tokenOnly,
+        headers: @escaping HeaderProvider = { _ in [:] },
+        timeout: TimeInterval = 15,
+        maximumResponseBytes: Int = 64 * 1024,
+        allowsInsecureHTTP: Bool = false
+    ) {
+        self.url = url
+        self.method = method
+        self.idPlacement = idPlacement
+        self.format = format
+        self.headers = headers
+        self.timeout = timeout
+        self.maximumResponseBytes = maximumResponseBytes
+        self.allowsInsecureHTTP = allowsInsecureHTTP
+    }
+
+    /// The request for `scope`, without the extra headers; throws `invalidConfiguration`
+    /// or `insecureEndpoint` when the URL cannot be used.
+    public func baseRequest(for scope: AuthorizationScope) throws(FleetAuthError) -> TransportRequest {
+        let url = try resolvedURL(for: scope)
+        var request = TransportRequest(method: method, url: url, timeout: timeout)
+        request.headers["Accept"] = "application/json, application/jwt, text/plain"
+        if method != .get {
+            var body: [String: String] = [scope.kind.queryItemName: scope.id]
+            if let taskID = scope.taskID { body["taskId"] = taskID }
+            request.body = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+            request.headers["Content-Type"] = "application/json"
+        }
+        return request
+    }
+
+    /// The complete request for `scope`, with the app's headers.
+    public func request(for scope: AuthorizationScope) async throws(FleetAuthError) -> TransportRequest {
+        var request = try baseRequest(for: scope)
+        let extra: [String: String]
+        do {
+            extra = try await headers(scope)
+        } catch is CancellationError {
+            throw FleetAuthError(code: .credentialsUnavailable, message: "Cancelled while the header provider ran.", scope: scope, underlyingError: CancellationError())
+        } catch {
+            throw FleetAuthError(
+                code: .credentialsUnavailable,
+                message: "The header provider threw, so no credential could be sent; make sure the user is signed in to the app.",
+                scope: scope, url: request.url, underlyingError: error)
+        }
+        for (name, value) in extra { request.headers[name] = value }
+        return request
+    }
+
+    private func resolvedURL(for scope: AuthorizationScope) throws(FleetAuthError) -> URL {
+        var text = url
+        if case .pathTemplate = idPlacement.value {
+            guard text.contains("{id}") else {
+                throw configurationError("The URL template has no `{id}` placeholder; add one or use `.queryItems`.", scope)
+            }
+            text = text.replacingOccurrences(of: "{id}", with: Self.pathEncoded(scope.id))
+            if text.contains("{taskID}") {
+                text = text.replacingOccurrences(of: "{taskID}", with: Self.pathEncoded(scope.taskID ?? ""))
+            }
+        }
+        guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty
+        else {
+            throw configurationError("The token URL is not an absolute http(s) URL; write it as https://host/path.", scope)
+        }
+        guard scheme == "https" || scheme == "http" else {
+            throw configurationError("The token URL's scheme `\(scheme)` is not http or https.", scope)
+        }
+        if scheme == "http", !allowsInsecureHTTP, !Self.isLoopback(host) {
+            throw FleetAuthError(
+                code: .insecureEndpoint,
+                message: "Plain http to \(host) would send the token and the app's credential in clear text; use https, or set allowsInsecureHTTP for a trusted test network.",
+                scope: scope)
+        }
+        if case .queryItems(let idName, let taskName) = idPlacement.value {
+            var items = components.queryItems ?? []
+            items.append(URLQueryItem(name: idName ?? scope.kind.queryItemName, value: scope.id))
+            if let taskID = scope.taskID { items.append(URLQueryItem(name: taskName, value: taskID)) }
+            components.queryItems = items
+            // `+` is legal in a query but many servers read it as a space.
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        }
+        guard let resolved = components.url else {
+            throw configurationError("The token URL could not be built for this ID.", scope)
+        }
+        return resolved
+    }
+
+    private func configurationError(_ message: String, _ scope: AuthorizationScope) -> FleetAuthError {
+        FleetAuthError(code: .invalidConfiguration, message: message, scope: scope)
+    }
+
+    private static func pathEncoded(_ id: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#;")
+        return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
+    }
+
+    /// Whether `host` is a loopback name or address: `localhost`, `127.0.0.0/8`, `::1`.
+    public static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" { return true }
+        let octets = host.split(separator: ".")
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}

@@ -1,0 +1,105 @@
+/// The shape of the token backend's answer: where the token is, and how (or whether) the
+/// body states its expiry.
+///
+/// Whatever the format, the token must be a JWT and its `exp` claim is authoritative: a
+/// body expiry that disagrees with `exp` by more than the tolerance is an
+/// `expiryMismatch` error, which catches seconds/milliseconds mix-ups.
+public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
+    /// How the body's expiry number is to be read.
+    public struct ExpiryUnit: Sendable, Hashable, CustomStringConvertible {
+        package enum Value: Sendable, Hashable { case absoluteSeconds, absoluteMilliseconds, secondsFromNow }
+        package let value: Value
+
+        /// Unix time in seconds.
+        public static let absoluteSeconds = ExpiryUnit(value: .absoluteSeconds)
+        /// Unix time in milliseconds.
+        public static let absoluteMilliseconds = ExpiryUnit(value: .absoluteMilliseconds)
+        /// Seconds from the moment the backend answered.
+        public static let secondsFromNow = ExpiryUnit(value: .secondsFromNow)
+
+        /// A readable name of the unit.
+        public var description: String {
+            switch value {
+            case .absoluteSeconds: "absolute Unix seconds"
+            case .absoluteMilliseconds: "absolute Unix milliseconds"
+            case .secondsFromNow: "seconds from now"
+            }
+        }
+    }
+
+    /// Where the body states the expiry.
+    public struct ExpiryField: Sendable, Hashable {
+        /// The JSON key.
+        public var key: String
+        /// How to read its number.
+        public var unit: ExpiryUnit
+        /// Creates an expiry field.
+        public init(key: String, unit: ExpiryUnit) {
+            self.key = key
+            self.unit = unit
+        }
+    }
+
+    package enum Body: Sendable, Hashable {
+        case json(tokenKey: String, expiry: ExpiryField?)
+        case plainText
+    }
+
+    package let body: Body
+    /// A short name for messages and reports.
+    public let name: String
+
+    /// A JSON object holding the token under `tokenKey` and, optionally, its expiry.
+    public static func json(tokenKey: String, expiry: ExpiryField? = nil, name: String? = nil) -> TokenResponseFormat {
+        let described = expiry.map { "\(tokenKey) + \($0.key) (\($0.unit))" } ?? "\(tokenKey) + JWT exp"
+        return TokenResponseFormat(body: .json(tokenKey: tokenKey, expiry: expiry), name: name ?? described)
+    }
+
+    /// The body is the JWT itself (surrounding whitespace is ignored); expiry from `exp`.
+    public static let plainText = TokenResponseFormat(body: .plainText, name: "plain-text JWT")
+
+    /// `{"token": "…"}`; expiry from the JWT's `exp`. The default.
+    public static let tokenOnly = json(tokenKey: "token", name: "{token} + JWT exp")
+
+    /// The seed's Swift sample: the expiry is absolute Unix seconds.
+    public static func swiftSample(tokenKey: String = "token", expirationKey: String = "expiration")
+        -> TokenResponseFormat
+    {
+        json(
+            tokenKey: tokenKey, expiry: ExpiryField(key: expirationKey, unit: .absoluteSeconds),
+            name: "Swift sample {\(tokenKey), \(expirationKey) in absolute s}")
+    }
+
+    /// The seed's Objective-C sample: the expiry is seconds from now.
+    public static func objectiveCSample(tokenKey: String = "token", expirationKey: String = "expiration")
+        -> TokenResponseFormat
+    {
+        json(
+            tokenKey: tokenKey, expiry: ExpiryField(key: expirationKey, unit: .secondsFromNow),
+            name: "Objective-C sample {\(tokenKey), \(expirationKey) in s from now}")
+    }
+
+    /// `{"jwt": "…", "expirationTimestamp": <absolute ms>}`.
+    public static let jwtWithExpirationTimestamp = json(
+        tokenKey: "jwt", expiry: ExpiryField(key: "expirationTimestamp", unit: .absoluteMilliseconds),
+        name: "{jwt, expirationTimestamp in absolute ms}")
+
+    /// `{"token": "…", "expiration_timestamp_ms": <absolute ms>}`.
+    public static let tokenWithExpirationTimestampMilliseconds = json(
+        tokenKey: "token", expiry: ExpiryField(key: "expiration_timestamp_ms", unit: .absoluteMilliseconds),
+        name: "{token, expiration_timestamp_ms in absolute ms}")
+
+    /// `{"token": "…", "expiresInSeconds": <seconds from now>}`.
+    public static let tokenWithExpiresInSeconds = json(
+        tokenKey: "token", expiry: ExpiryField(key: "expiresInSeconds", unit: .secondsFromNow),
+        name: "{token, expiresInSeconds in s from now}")
+
+    /// Every ready-made shape, for tools that try them in turn.
+    public static let presets: [TokenResponseFormat] = [
+        .tokenOnly, .swiftSample(), .objectiveCSample(), .jwtWithExpirationTimestamp,
+        .tokenWithExpirationTimestampMilliseconds, .tokenWithExpiresInSeconds, .plainText,
+    ]
+
+    /// The format's name.
+    public var description: String { name }
+}

@@ -1,0 +1,224 @@
+public import Foundation
+
+/// Turns a backend response into a validated ``AuthToken``, or a ``FleetAuthError`` that
+/// names the problem. It is a pure function of its inputs, so every rule is testable.
+///
+/// The rules, in order: a 2xx status (3xx is a refused redirect); a body within the size
+/// cap; the configured format; a decodable JWT with `exp`; a body expiry that agrees with
+/// `exp`; a lifetime within the policy; an `authorization` claim that covers the scope.
+/// The device's expiry is the receipt time plus the life the token had left by the
+/// server's clock (its `Date` header, else `iat`), so device clock skew does not matter.
+public struct TokenResponseParser: Sendable {
+    /// The format to read.
+    public var format: TokenResponseFormat
+    /// The lifetime rules.
+    public var policy: RefreshPolicy
+    /// The largest body accepted, in bytes.
+    public var maximumResponseBytes: Int
+
+    /// Creates a parser.
+    public init(format: TokenResponseFormat, policy: RefreshPolicy = RefreshPolicy(), maximumResponseBytes: Int = 64 * 1024) {
+        self.format = format
+        self.policy = policy
+        self.maximumResponseBytes = maximumResponseBytes
+    }
+
+    /// Parses and validates `response`, received at `receivedAt` by the device clock,
+    /// as a token for `scope`.
+    public func token(
+        from response: TransportResponse, for scope: AuthorizationScope, receivedAt: Date
+    ) throws(FleetAuthError) -> AuthToken {
+        do {
+            return try parse(response, scope: scope, receivedAt: receivedAt)
+        } catch {
+            throw error.adding(scope: scope, url: response.url)
+        }
+    }
+
+    private func parse(
+        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date
+    ) throws(FleetAuthError) -> AuthToken {
+        try checkStatus(response)
+        guard response.body.count <= maximumResponseBytes else {
+            throw FleetAuthError(
+                code: .responseTooLarge,
+                message: "The body has \(response.body.count) bytes, over the \(maximumResponseBytes)-byte cap; return only the token and its expiry.",
+                status: response.status)
+        }
+        let (value, bodyExpiry) = try extract(response)
+        let claims = try JWTDecoder.decode(value)
+        guard let exp = claims.expiresAt else {
+            throw FleetAuthError(
+                code: .missingExpiry,
+                message: "The JWT has no `exp` claim; the backend must set one (at most one hour after `iat`).")
+        }
+        if let issued = claims.issuedLifetime, issued <= 0 {
+            throw FleetAuthError(
+                code: .malformedToken, message: "The JWT's `exp` is not after its `iat`; check how the backend computes them.")
+        }
+        let serverNow = Self.serverDate(response) ?? claims.issuedAt ?? receivedAt
+        if let bodyExpiry { try check(bodyExpiry, against: exp, serverNow: serverNow) }
+        let remaining = exp.timeIntervalSince(serverNow)
+        guard remaining > 0 else {
+            throw FleetAuthError(
+                code: .tokenExpired,
+                message: "The token expired \(Int(-remaining)) s before the backend answered (by the backend's own clock); mint a new token per request instead of serving an old one.")
+        }
+        let lifetime = claims.issuedLifetime ?? remaining
+        guard lifetime <= policy.maximumLifetime + policy.expiryTolerance else {
+            throw FleetAuthError(
+                code: .lifetimeTooLong,
+                message: "The token lives \(Int(lifetime)) s (exp − iat); the fleet service rejects more than \(Int(policy.maximumLifetime)) s. Shorten the lifetime the backend sets.")
+        }
+        guard lifetime >= policy.minimumLifetime,
+            remaining > policy.minimumRemaining(forLifetime: lifetime)
+        else {
+            throw FleetAuthError(
+                code: .lifetimeTooShort,
+                message: "The token arrived with \(Int(remaining)) s of its \(Int(lifetime)) s left, too little to use; mint tokens that live at least \(Int(policy.minimumLifetime)) s and serve them fresh.")
+        }
+        guard claims.covers(scope) else {
+            let named = claims.authorization.keys.sorted().joined(separator: ", ")
+            throw FleetAuthError(
+                code: .scopeMismatch,
+                message: "The token's `authorization` claim (\(named.isEmpty ? "absent" : "keys: \(named)")) does not name \(scope); mint the token for the ID in the request.")
+        }
+        return AuthToken(
+            value: value, claims: claims, scope: scope, receivedAt: receivedAt,
+            expiresAt: receivedAt.addingTimeInterval(remaining), lifetime: lifetime)
+    }
+
+    private func checkStatus(_ response: TransportResponse) throws(FleetAuthError) {
+        switch response.status {
+        case 200...299: return
+        case 300...399:
+            throw FleetAuthError(
+                code: .redirectRefused,
+                message: "The backend redirected (HTTP \(response.status)); token requests do not follow redirects, so the app's credential cannot leak to another host. Point the endpoint at the final URL.",
+                status: response.status)
+        default:
+            let retryAfter = Self.retryAfter(response)
+            let hint =
+                switch response.status {
+                case 401, 403: "the backend refused the app's credential; check the headers the endpoint sends"
+                case 404: "check the endpoint URL and the ID placement"
+                case 429: "the backend is rate-limiting; FleetAuth backs off"
+                case 500...599: "the backend failed; FleetAuth retries with backoff"
+                default: "check the endpoint configuration"
+                }
+            throw FleetAuthError(
+                code: .unexpectedStatus, message: "The backend answered HTTP \(response.status): \(hint).",
+                status: response.status, retryAfter: retryAfter)
+        }
+    }
+
+    private func extract(_ response: TransportResponse) throws(FleetAuthError) -> (String, Double?) {
+        switch format.body {
+        case .plainText:
+            guard let text = String(data: response.body, encoding: .utf8) else {
+                throw malformed("The body is not UTF-8 text", response)
+            }
+            let token = String(text.trimmingWhitespace())
+            guard !token.isEmpty else { throw malformed("The body is empty; it should hold the JWT", response) }
+            return (token, nil)
+        case .json(let tokenKey, let expiry):
+            guard let json = try? JSONSerialization.jsonObject(with: response.body, options: []),
+                let object = json as? [String: Any]
+            else {
+                throw malformed("The body is not a JSON object; expected \(format)", response)
+            }
+            guard let rawToken = object[tokenKey] else {
+                let keys = object.keys.sorted().prefix(10).joined(separator: ", ")
+                throw malformed("The JSON has no `\(tokenKey)` key (keys: \(keys.isEmpty ? "none" : keys)); choose the format that matches the backend", response)
+            }
+            guard let token = rawToken as? String else {
+                throw malformed("`\(tokenKey)` is \(Self.jsonTypeName(rawToken)), not a string", response)
+            }
+            guard !token.trimmingWhitespace().isEmpty else {
+                throw malformed("`\(tokenKey)` is empty or blank", response)
+            }
+            guard let expiry else { return (token, nil) }
+            guard let rawExpiry = object[expiry.key], !(rawExpiry is NSNull) else {
+                throw malformed("The JSON has no `\(expiry.key)` expiry key; the format expects it", response)
+            }
+            guard let number = JSONNumber.value(rawExpiry)?.doubleValue else {
+                throw malformed("`\(expiry.key)` is \(Self.jsonTypeName(rawExpiry)), not a number", response)
+            }
+            guard number.isFinite, number >= 0, number < 1e15 else {
+                throw malformed("`\(expiry.key)` (\(number)) is negative or out of range", response)
+            }
+            return (token, number)
+        }
+    }
+
+    /// Compares the body's expiry with `exp`, both turned into absolute server time.
+    private func check(_ bodyExpiry: Double, against exp: Date, serverNow: Date) throws(FleetAuthError) {
+        guard case .json(_, let field?) = format.body else { return }
+        let stated: Date =
+            switch field.unit.value {
+            case .absoluteSeconds: Date(timeIntervalSince1970: bodyExpiry)
+            case .absoluteMilliseconds: Date(timeIntervalSince1970: bodyExpiry / 1000)
+            case .secondsFromNow: serverNow.addingTimeInterval(bodyExpiry)
+            }
+        let gap = stated.timeIntervalSince(exp)
+        guard abs(gap) > policy.expiryTolerance else { return }
+        let ratio = abs(stated.timeIntervalSince(serverNow)) / max(1, abs(exp.timeIntervalSince(serverNow)))
+        let unitHint =
+            if field.unit == .absoluteSeconds && bodyExpiry > 1e11 { " The number looks like milliseconds." }
+            else if field.unit == .absoluteMilliseconds && bodyExpiry < 1e11 { " The number looks like seconds." }
+            else if ratio > 500 { " It is about 1000× too far out: a milliseconds/seconds mix-up." }
+            else { "" }
+        throw FleetAuthError(
+            code: .expiryMismatch,
+            message: "`\(field.key)` read as \(field.unit) says the token expires \(Int(gap)) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint) Fix the unit in the backend or pick the matching format.")
+    }
+
+    private func malformed(_ problem: String, _ response: TransportResponse) -> FleetAuthError {
+        FleetAuthError(code: .malformedResponse, message: "\(problem).", status: response.status)
+    }
+
+    private static func jsonTypeName(_ value: Any) -> String {
+        switch value {
+        case is NSNull: "null"
+        case is String: "a string"
+        case is [Any]: "an array"
+        case is [String: Any]: "an object"
+        default: JSONNumber.value(value) == nil ? "a boolean" : "a number"
+        }
+    }
+
+    /// The `Date` header, if present and well-formed (IMF-fixdate).
+    package static func serverDate(_ response: TransportResponse) -> Date? {
+        response.header("Date").flatMap(HTTPDate.parse)
+    }
+
+    /// `Retry-After` in seconds, from delta-seconds or an HTTP date.
+    package static func retryAfter(_ response: TransportResponse) -> TimeInterval? {
+        guard let raw = response.header("Retry-After")?.trimmingWhitespace(), !raw.isEmpty else { return nil }
+        if let seconds = Double(raw), seconds.isFinite, seconds >= 0 { return min(seconds, 86_400) }
+        guard let date = HTTPDate.parse(String(raw)), let now = serverDate(response) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}
+
+/// Parses HTTP dates (`Sun, 06 Nov 1994 08:49:37 GMT`).
+package enum HTTPDate {
+    private static let formatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
+    }()
+    private static let lock = LockedState(())
+
+    /// The date, or `nil` if `text` is not an IMF-fixdate.
+    package static func parse(_ text: String) -> Date? {
+        lock.withLock { _ in formatter.date(from: text) }
+    }
+
+    /// `text` formatted as an IMF-fixdate.
+    package static func format(_ date: Date) -> String {
+        lock.withLock { _ in formatter.string(from: date) }
+    }
+}

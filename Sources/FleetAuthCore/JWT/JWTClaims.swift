@@ -1,0 +1,57 @@
+public import Foundation
+
+/// The claims FleetAuth reads from a token's payload. The signature is not verified:
+/// the client never holds the key, and the fleet service verifies it.
+public struct JWTClaims: Sendable, Equatable {
+    /// `alg` from the header, such as `RS256`.
+    public var algorithm: String?
+    /// `kid` from the header.
+    public var keyID: String?
+    /// `iss`: the service account that signed the token.
+    public var issuer: String?
+    /// `sub`: usually the same service account.
+    public var subject: String?
+    /// `aud`: one or more audiences.
+    public var audience: [String]
+    /// `iat`: when the token was issued, by the issuer's clock.
+    public var issuedAt: Date?
+    /// `exp`: when the token expires, by the issuer's clock.
+    public var expiresAt: Date?
+    /// The private `authorization` claim: claim key (`vehicleid`, `tripid`, …) to the
+    /// IDs it names. A single string becomes a one-element list.
+    public var authorization: [String: [String]]
+
+    /// Creates claims; used by tests and by token backends.
+    public init(
+        algorithm: String? = nil, keyID: String? = nil, issuer: String? = nil, subject: String? = nil,
+        audience: [String] = [], issuedAt: Date? = nil, expiresAt: Date? = nil,
+        authorization: [String: [String]] = [:]
+    ) {
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.issuer = issuer
+        self.subject = subject
+        self.audience = audience
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.authorization = authorization
+    }
+
+    /// The wildcard ID that matches every vehicle or trip.
+    public static let wildcard = "*"
+
+    /// Whether the `authorization` claim covers `scope`: one of the kind's claim keys
+    /// names the scope's ID, or the wildcard `*`. Keys compare case-insensitively.
+    public func covers(_ scope: AuthorizationScope) -> Bool {
+        for (key, ids) in authorization where scope.kind.claimKeys.contains(key.lowercased()) {
+            if ids.contains(scope.id) || ids.contains(Self.wildcard) { return true }
+        }
+        return false
+    }
+
+    /// The token's lifetime as issued (`exp − iat`), if both are present.
+    public var issuedLifetime: TimeInterval? {
+        guard let issuedAt, let expiresAt else { return nil }
+        return expiresAt.timeIntervalSince(issuedAt)
+    }
+}

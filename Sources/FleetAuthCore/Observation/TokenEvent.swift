@@ -1,0 +1,48 @@
+public import Foundation
+
+/// Something the token engine did, for an app to log or count.
+///
+/// Events name the scope and a token's ``AuthToken/fingerprint``, never its value.
+/// Observers are called synchronously on the thread that caused the event, outside any
+/// lock: keep them short and non-blocking.
+public enum TokenEvent: Sendable, CustomStringConvertible {
+    /// A fetch attempt started (`attempt` counts from 1).
+    case fetchStarted(AuthorizationScope, attempt: Int)
+    /// A fetch delivered a token after `duration` seconds.
+    case fetchSucceeded(AuthorizationScope, fingerprint: String, duration: TimeInterval, expiresIn: TimeInterval)
+    /// A fetch attempt failed after `duration` seconds; `retryIn` is set when another
+    /// attempt follows.
+    case fetchFailed(AuthorizationScope, error: FleetAuthError, duration: TimeInterval, retryIn: TimeInterval?)
+    /// A fresh cached token was returned.
+    case servedFresh(AuthorizationScope, fingerprint: String)
+    /// A stale cached token was returned while a refresh runs.
+    case servedStale(AuthorizationScope, fingerprint: String)
+    /// A background refresh started for a stale token.
+    case refreshScheduled(AuthorizationScope)
+    /// `invalidate` ran; `dropped` says whether the token was still the cached one.
+    case invalidated(AuthorizationScope, fingerprint: String, dropped: Bool)
+    /// `invalidateAll()` ran: every token and fetch was dropped.
+    case invalidatedAll
+    /// The cache was full and dropped the least recently used scope.
+    case evicted(AuthorizationScope)
+
+    /// One line, without token values: `fetchSucceeded vehicle v-42 tok_1a2b3c4d in 0.200 s`.
+    public var description: String {
+        func seconds(_ value: TimeInterval) -> String { String(format: "%.3f s", value) }
+        switch self {
+        case .fetchStarted(let scope, let attempt): return "fetchStarted \(scope) attempt \(attempt)"
+        case .fetchSucceeded(let scope, let fingerprint, let duration, let expiresIn):
+            return "fetchSucceeded \(scope) \(fingerprint) in \(seconds(duration)), expires in \(Int(expiresIn)) s"
+        case .fetchFailed(let scope, let error, let duration, let retryIn):
+            let retry = retryIn.map { ", retry in \(seconds($0))" } ?? ""
+            return "fetchFailed \(scope) \(error.code) in \(seconds(duration))\(retry)"
+        case .servedFresh(let scope, let fingerprint): return "servedFresh \(scope) \(fingerprint)"
+        case .servedStale(let scope, let fingerprint): return "servedStale \(scope) \(fingerprint)"
+        case .refreshScheduled(let scope): return "refreshScheduled \(scope)"
+        case .invalidated(let scope, let fingerprint, let dropped):
+            return "invalidated \(scope) \(fingerprint) \(dropped ? "dropped" : "not cached")"
+        case .invalidatedAll: return "invalidatedAll"
+        case .evicted(let scope): return "evicted \(scope)"
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// A token provider over a ``TokenEngine``, for one kind of context.
+///
+/// The driver module names it `DriverTokenProvider` (vehicle contexts) and the consumer
+/// module `ConsumerTokenProvider` (trip contexts); each conforms to its side's protocol.
+/// It fetches tokens from the operator's backend, validates them, caches them per
+/// context and refreshes them ahead of expiry.
+public final class TokenProvider<Context: AuthorizationContext>: Sendable {
+    /// The engine doing the work.
+    public let engine: TokenEngine
+
+    /// Creates a provider from a full engine configuration.
+    public init(configuration: TokenEngine.Configuration) throws(FleetAuthError) {
+        self.engine = try TokenEngine(configuration: configuration)
+    }
+
+    /// Creates a provider; see ``TokenEngine/Configuration`` for each parameter.
+    public convenience init(
+        endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
+        refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), cacheCapacity: Int = 64,
+        observer: (@Sendable (TokenEvent) -> Void)? = nil
+    ) throws(FleetAuthError) {
+        try self.init(
+            configuration: TokenEngine.Configuration(
+                endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry,
+                cacheCapacity: cacheCapacity, observer: observer))
+    }
+
+    /// Calls `completion` exactly once, asynchronously, with a token value or a
+    /// ``FleetAuthError`` (`missingContext` for a `nil` context). It completes even if
+    /// the provider is released while the fetch runs.
+    public func fetchToken(with authorizationContext: Context?, completion: @escaping AuthTokenFetchCompletionHandler) {
+        let engine = self.engine
+        ProviderBridge.complete(completion) {
+            try await Self.fetch(authorizationContext, from: engine).value
+        }
+    }
+
+    /// A token value for the context.
+    public func fetchToken(with authorizationContext: Context?) async throws -> String {
+        try await Self.fetch(authorizationContext, from: engine).value
+    }
+
+    /// The token with its expiry and claims, for callers that need more than the value.
+    public func token(for authorizationContext: Context) async throws -> AuthToken {
+        try await engine.token(for: authorizationContext.scope)
+    }
+
+    /// Drops `token` because the fleet service rejected it (401/403); see
+    /// ``TokenEngine/invalidate(_:for:)``.
+    @discardableResult
+    public func invalidate(_ token: String, for authorizationContext: Context) -> Bool {
+        engine.invalidate(token, for: authorizationContext.scope)
+    }
+
+    /// Drops every token and in-flight fetch: call it on sign-out.
+    public func invalidateAll() {
+        engine.invalidateAll()
+    }
+
+    private static func fetch(_ context: Context?, from engine: TokenEngine) async throws -> AuthToken {
+        guard let context else { throw ProviderBridge.missingContext(String(describing: Context.self)) }
+        return try await engine.token(for: context.scope)
+    }
+}

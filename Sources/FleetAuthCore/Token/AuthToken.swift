@@ -1,0 +1,76 @@
+public import Foundation
+
+/// A token the engine has fetched, validated and cached.
+///
+/// ``value`` is the secret that goes into `Authorization: Bearer …`. Everything a log or
+/// debugger can see — ``description``, `debugDescription`, `dump`, mirrors — shows the
+/// ``fingerprint`` instead.
+public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// The compact JWT. Never log it.
+    public let value: String
+    /// The decoded claims.
+    public let claims: JWTClaims
+    /// The vehicle or trip the token was fetched for.
+    public let scope: AuthorizationScope
+    /// When the token arrived, by the device clock.
+    public let receivedAt: Date
+    /// When the token expires, by the device clock: the receipt time plus the life the
+    /// token had left by the issuer's clock, so a device clock that is off does not matter.
+    public let expiresAt: Date
+    /// The token's full lifetime as issued (`exp − iat`), or its remaining life at receipt
+    /// when `iat` is absent. Refresh margins scale with it.
+    public let lifetime: TimeInterval
+
+    /// Creates a token record.
+    public init(
+        value: String, claims: JWTClaims, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date,
+        lifetime: TimeInterval
+    ) {
+        self.value = value
+        self.claims = claims
+        self.scope = scope
+        self.receivedAt = receivedAt
+        self.expiresAt = expiresAt
+        self.lifetime = lifetime
+    }
+
+    /// A short, non-reversible tag for the token, safe to log: `tok_` and 8 hex digits of
+    /// a 64-bit FNV-1a hash of the value. Equal tokens have equal fingerprints.
+    public var fingerprint: String { Self.fingerprint(of: value) }
+
+    /// The fingerprint of any token value.
+    public static func fingerprint(of value: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in value.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash >> 32, radix: 16)
+        return "tok_" + String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    /// Seconds of life left at `now` by the device clock.
+    public func remainingLifetime(at now: Date) -> TimeInterval {
+        expiresAt.timeIntervalSince(now)
+    }
+
+    /// `AuthToken(tok_1a2b3c4d, vehicle v-42, expires 2026-11-22T10:00:00Z)`.
+    public var description: String {
+        "AuthToken(\(fingerprint), \(scope), expires \(ISO8601DateFormatter().string(from: expiresAt)))"
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror without the token's value, so `dump` and debuggers cannot print it.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "fingerprint": fingerprint, "scope": scope, "receivedAt": receivedAt, "expiresAt": expiresAt,
+                "lifetime": lifetime,
+            ], displayStyle: .struct)
+    }
+}

@@ -1,0 +1,64 @@
+public import Foundation
+
+/// An HTTP request as FleetAuth hands it to an ``HTTPTransport``.
+public struct TransportRequest: Sendable, CustomStringConvertible {
+    /// An HTTP method. New methods can be made with ``init(_:)``.
+    public struct Method: Hashable, Sendable, CustomStringConvertible {
+        /// The method's name, such as `GET`.
+        public let rawValue: String
+        /// Creates a method from its name.
+        public init(_ rawValue: String) { self.rawValue = rawValue.uppercased() }
+        /// `GET`.
+        public static let get = Method("GET")
+        /// `POST`.
+        public static let post = Method("POST")
+        /// `PUT`.
+        public static let put = Method("PUT")
+        /// The method's name.
+        public var description: String { rawValue }
+    }
+
+    /// The method.
+    public var method: Method
+    /// The absolute URL.
+    public var url: URL
+    /// Header fields. Values may be credentials: never log them.
+    public var headers: [String: String]
+    /// The body, if any.
+    public var body: Data?
+    /// Seconds the transport may wait for the whole response.
+    public var timeout: TimeInterval
+
+    /// Creates a request.
+    public init(
+        method: Method = .get, url: URL, headers: [String: String] = [:], body: Data? = nil,
+        timeout: TimeInterval = 30
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// The value of the header named `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        HeaderLookup.value(of: name, in: headers)
+    }
+
+    /// `GET https://host/path` with header names only: values may be credentials.
+    public var description: String {
+        let names = headers.keys.sorted().joined(separator: ", ")
+        return "\(method) \(url.scheme ?? "?")://\(url.host ?? "?")\(url.path) headers: [\(names)]"
+    }
+}
+
+/// Case-insensitive header lookup shared by requests and responses.
+package enum HeaderLookup {
+    /// The value of header `name` in `headers`, ignoring case.
+    package static func value(of name: String, in headers: [String: String]) -> String? {
+        if let exact = headers[name] { return exact }
+        let lowered = name.lowercased()
+        return headers.first { $0.key.lowercased() == lowered }?.value
+    }
+}

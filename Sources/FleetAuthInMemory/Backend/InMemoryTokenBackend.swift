@@ -1,0 +1,143 @@
+public import FleetAuthCore
+public import Foundation
+
+/// A token backend in process: it mints JWT-shaped tokens (`header.payload.signature`,
+/// base64url, fleet claims) for the vehicle or trip a request names, and answers in a
+/// chosen ``TokenResponseFormat``.
+///
+/// The signature part is a fixed placeholder, not a real RS256 signature: FleetAuth never
+/// verifies signatures on the client, so tests and demos need no key.
+public final class InMemoryTokenBackend: Sendable {
+    /// How tokens are minted and answered.
+    public struct Configuration: Sendable {
+        /// `exp − iat` of minted tokens. Default 3600 s.
+        public var lifetime: TimeInterval
+        /// The shape of the answer. Default ``TokenResponseFormat/tokenOnly``.
+        public var format: TokenResponseFormat
+        /// How far the backend's clock is ahead of the injected clock (negative: behind).
+        public var clockOffset: TimeInterval
+        /// `iss` and `sub`.
+        public var serviceAccount: String
+        /// `aud`.
+        public var audience: String
+        /// `kid` in the header.
+        public var keyID: String
+        /// Mint `"*"` instead of the requested ID.
+        public var mintsWildcard: Bool
+        /// Whether answers carry a `Date` header.
+        public var sendsDateHeader: Bool
+
+        /// Creates a configuration.
+        public init(
+            lifetime: TimeInterval = 3600, format: TokenResponseFormat = .tokenOnly, clockOffset: TimeInterval = 0,
+            serviceAccount: String = "fleet-token-minter@example-project.iam.gserviceaccount.com",
+            audience: String = "https://fleet.example.com/", keyID: String = "in-memory-key-1",
+            mintsWildcard: Bool = false, sendsDateHeader: Bool = true
+        ) {
+            self.lifetime = lifetime
+            self.format = format
+            self.clockOffset = clockOffset
+            self.serviceAccount = serviceAccount
+            self.audience = audience
+            self.keyID = keyID
+            self.mintsWildcard = mintsWildcard
+            self.sendsDateHeader = sendsDateHeader
+        }
+    }
+
+    private let clock: any WallClock
+    private let state: LockedState<(configuration: Configuration, minted: Int, serial: Int)>
+
+    /// Creates a backend reading time from `clock`.
+    public init(clock: any WallClock = SystemWallClock(), configuration: Configuration = Configuration()) {
+        self.clock = clock
+        self.state = LockedState((configuration, 0, 0))
+    }
+
+    /// The current configuration; changes apply to the next request.
+    public var configuration: Configuration {
+        get { state.withLock { $0.configuration } }
+        set { state.withLock { $0.configuration = newValue } }
+    }
+
+    /// How many tokens the backend has minted.
+    public var mintedCount: Int { state.withLock { $0.minted } }
+
+    /// Answers a token request: 400 if it names no vehicle or trip, else 200 with a
+    /// token in the configured format.
+    public func respond(to request: TransportRequest) async throws -> TransportResponse {
+        guard let scope = Self.scope(of: request) else {
+            return TransportResponse(
+                status: 400, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"error":"name a vehicleId or tripId"}"#.utf8))
+        }
+        let (configuration, serial) = state.withLock { state in
+            state.minted += 1
+            state.serial += 1
+            return (state.configuration, state.serial)
+        }
+        let now = clock.now().addingTimeInterval(configuration.clockOffset)
+        let token = mint(for: scope, issuedAt: now, configuration: configuration, serial: serial)
+        let expiry = now.addingTimeInterval(configuration.lifetime)
+        var headers = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+        if configuration.sendsDateHeader { headers["Date"] = HTTPDate.format(now) }
+        let body: Data
+        switch configuration.format.body {
+        case .plainText:
+            headers["Content-Type"] = "application/jwt"
+            body = Data(token.utf8)
+        case .json(let tokenKey, let field):
+            var object: [String: Any] = [tokenKey: token]
+            if let field {
+                object[field.key] =
+                    switch field.unit.value {
+                    case .absoluteSeconds: Int64(expiry.timeIntervalSince1970)
+                    case .absoluteMilliseconds: Int64(expiry.timeIntervalSince1970 * 1000)
+                    case .secondsFromNow: Int64(configuration.lifetime)
+                    }
+            }
+            body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        }
+        return TransportResponse(status: 200, headers: headers, body: body, url: request.url)
+    }
+
+    private func mint(
+        for scope: AuthorizationScope, issuedAt: Date, configuration: Configuration, serial: Int
+    ) -> String {
+        let id = configuration.mintsWildcard ? JWTClaims.wildcard : scope.id
+        var authorization: [String: Any] = [scope.kind.claimKeys[0]: id]
+        if let taskID = scope.taskID { authorization["taskid"] = taskID }
+        let payload: [String: Any] = [
+            "iss": configuration.serviceAccount, "sub": configuration.serviceAccount, "aud": configuration.audience,
+            "iat": Int64(issuedAt.timeIntervalSince1970),
+            "exp": Int64(issuedAt.timeIntervalSince1970 + configuration.lifetime),
+            "jti": "in-memory-\(serial)", "authorization": authorization,
+        ]
+        return Self.jwt(header: ["alg": "RS256", "typ": "JWT", "kid": configuration.keyID], payload: payload)
+    }
+
+    /// Builds a compact JWT from JSON objects, with a placeholder signature. Tests use
+    /// it to craft tokens of any shape.
+    public static func jwt(header: [String: Any] = ["alg": "RS256", "typ": "JWT"], payload: [String: Any]) -> String {
+        let options: JSONSerialization.WritingOptions = [.sortedKeys]
+        let headerData = (try? JSONSerialization.data(withJSONObject: header, options: options)) ?? Data()
+        let payloadData = (try? JSONSerialization.data(withJSONObject: payload, options: options)) ?? Data()
+        return [headerData, payloadData, Data("in-memory-unsigned".utf8)].map(Base64URL.encode).joined(separator: ".")
+    }
+
+    /// The scope a token request names: query items `vehicleId`/`tripId` (and `taskId`),
+    /// or the same keys in a JSON body.
+    public static func scope(of request: TransportRequest) -> AuthorizationScope? {
+        var fields: [String: String] = [:]
+        if let body = request.body, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
+            for (key, value) in object { if let text = value as? String { fields[key] = text } }
+        }
+        let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        for item in items { if let value = item.value { fields[item.name] = value } }
+        if let vehicle = fields[AuthorizationScope.Kind.vehicle.queryItemName] {
+            return .vehicle(vehicle, taskID: fields["taskId"])
+        }
+        if let trip = fields[AuthorizationScope.Kind.trip.queryItemName] { return .trip(trip) }
+        return nil
+    }
+}

@@ -1,0 +1,105 @@
+public import FleetAuthCore
+public import Foundation
+
+/// A wall clock that moves only when told to: tests and simulations advance it by hand,
+/// and everything sleeping on it wakes when its deadline passes.
+///
+/// ```swift
+/// let clock = ManualWallClock()
+/// async let token = provider.fetchToken(with: context)   // transport sleeps 0.2 s
+/// await clock.waitForSleepers(count: 1)
+/// clock.advance(by: 0.2)
+/// ```
+public final class ManualWallClock: WallClock {
+    private struct Sleeper {
+        let deadline: Date
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: Date
+        var sleepers: [UInt64: Sleeper] = [:]
+        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state: LockedState<State>
+
+    /// Creates a clock showing `now` (default 2027-01-15 08:00:00 UTC).
+    public init(now: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        state = LockedState(State(now: now))
+    }
+
+    /// The clock's current time.
+    public func now() -> Date {
+        state.withLock { $0.now }
+    }
+
+    /// Suspends until the clock is advanced past `now + duration`.
+    public func sleep(for duration: TimeInterval) async throws {
+        try Task.checkCancellation()
+        guard duration > 0 else { return }
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let ready: [CheckedContinuation<Void, Never>]? = state.withLock { state in
+                    if Task.isCancelled { return nil }
+                    state.sleepers[id] = Sleeper(deadline: state.now.addingTimeInterval(duration), continuation: continuation)
+                    let count = state.sleepers.count
+                    let ready = state.watchers.filter { $0.count <= count }.map(\.continuation)
+                    state.watchers.removeAll { $0.count <= count }
+                    return ready
+                }
+                guard let ready else { return continuation.resume(throwing: CancellationError()) }
+                for watcher in ready { watcher.resume() }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock forward by `seconds` and wakes every sleeper whose deadline has
+    /// passed, earliest first.
+    public func advance(by seconds: TimeInterval) {
+        let due: [Sleeper] = state.withLock { state in
+            state.now = state.now.addingTimeInterval(max(0, seconds))
+            let now = state.now
+            let due = state.sleepers.filter { $0.value.deadline <= now }
+            for id in due.keys { state.sleepers[id] = nil }
+            return due.values.sorted { $0.deadline < $1.deadline }
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Moves the clock forward to `date` (never backward).
+    public func advance(to date: Date) {
+        advance(by: date.timeIntervalSince(now()))
+    }
+
+    /// How many tasks are sleeping on the clock.
+    public var sleeperCount: Int {
+        state.withLock { $0.sleepers.count }
+    }
+
+    /// The earliest deadline among the sleepers, if any.
+    public var nextDeadline: Date? {
+        state.withLock { $0.sleepers.values.map(\.deadline).min() }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on the clock, so a test can
+    /// advance it knowing the work it expects is waiting.
+    public func waitForSleepers(count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.watchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}

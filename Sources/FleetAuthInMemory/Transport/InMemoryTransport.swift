@@ -1,0 +1,135 @@
+public import FleetAuthCore
+public import Foundation
+
+/// An ``HTTPTransport`` that answers in process: for tests, demos and simulations.
+///
+/// Requests are matched to routes (method and path) whose closures answer them; every
+/// request is recorded; latency is slept on the injected clock; faults can be injected
+/// per request. Unmatched requests get 404.
+///
+/// ```swift
+/// let clock = ManualWallClock()
+/// let backend = InMemoryTokenBackend(clock: clock)
+/// let transport = InMemoryTransport(clock: clock)
+/// transport.mount(backend, at: "/token")
+/// ```
+public final class InMemoryTransport: HTTPTransport {
+    /// Answers a request.
+    public typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
+
+    /// A failure to inject in place of a route's answer.
+    public struct Fault: Sendable {
+        package enum Value: Sendable {
+            case connectionFailure
+            case status(Int, headers: [String: String])
+            case hang
+            case delay(TimeInterval)
+        }
+        package let value: Value
+
+        /// The request fails with `URLError(.cannotConnectToHost)`, as if refused.
+        public static let connectionFailure = Fault(value: .connectionFailure)
+        /// The route is skipped and this status answers, with an empty body.
+        public static func status(_ status: Int, headers: [String: String] = [:]) -> Fault {
+            Fault(value: .status(status, headers: headers))
+        }
+        /// The request never answers; only cancellation ends it.
+        public static let hang = Fault(value: .hang)
+        /// The request waits this many extra seconds on the clock, then proceeds.
+        public static func delay(_ seconds: TimeInterval) -> Fault { Fault(value: .delay(seconds)) }
+    }
+
+    /// Chooses a fault for the `index`-th request (0-based), or `nil` for none.
+    public typealias FaultInjector = @Sendable (_ request: TransportRequest, _ index: Int) -> Fault?
+
+    private struct Route {
+        let method: TransportRequest.Method?
+        let path: String
+        let handler: Handler
+    }
+
+    private struct State {
+        var routes: [Route] = []
+        var requests: [TransportRequest] = []
+        var scriptedFaults: [Fault] = []
+        var injector: FaultInjector?
+        var latency: TimeInterval
+    }
+
+    private let clock: any WallClock
+    private let state: LockedState<State>
+
+    /// Creates a transport whose answers take `latency` seconds on `clock`.
+    public init(clock: any WallClock = SystemWallClock(), latency: TimeInterval = 0) {
+        self.clock = clock
+        self.state = LockedState(State(latency: latency))
+    }
+
+    /// Answers requests to `path` (and `method`, if given) with `handler`. Later routes
+    /// for the same path take precedence.
+    public func route(_ path: String, method: TransportRequest.Method? = nil, handler: @escaping Handler) {
+        state.withLock { $0.routes.insert(Route(method: method, path: path, handler: handler), at: 0) }
+    }
+
+    /// Answers every request to `path` with the token backend.
+    public func mount(_ backend: InMemoryTokenBackend, at path: String) {
+        route(path) { request in try await backend.respond(to: request) }
+    }
+
+    /// Faults for the next requests, one each, in order.
+    public func inject(_ faults: [Fault]) {
+        state.withLock { $0.scriptedFaults.append(contentsOf: faults) }
+    }
+
+    /// A rule choosing faults per request; `nil` removes it. Scripted faults go first.
+    public func setFaultInjector(_ injector: FaultInjector?) {
+        state.withLock { $0.injector = injector }
+    }
+
+    /// The latency of every answer, in clock seconds.
+    public var latency: TimeInterval {
+        get { state.withLock { $0.latency } }
+        set { state.withLock { $0.latency = newValue } }
+    }
+
+    /// Every request received, in order.
+    public var requests: [TransportRequest] {
+        state.withLock { $0.requests }
+    }
+
+    /// How many requests were received.
+    public var requestCount: Int {
+        state.withLock { $0.requests.count }
+    }
+
+    /// Records the request, waits the latency, applies any fault, then routes it.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try Task.checkCancellation()
+        let (fault, latency, handler) = state.withLock { state in
+            let index = state.requests.count
+            state.requests.append(request)
+            let fault = state.scriptedFaults.isEmpty
+                ? state.injector?(request, index) : state.scriptedFaults.removeFirst()
+            let route = state.routes.first {
+                $0.path == request.url.path && ($0.method == nil || $0.method == request.method)
+            }
+            return (fault, state.latency, route?.handler)
+        }
+        if latency > 0 { try await clock.sleep(for: latency) }
+        switch fault?.value {
+        case .connectionFailure?: throw URLError(.cannotConnectToHost)
+        case .status(let status, let headers)?:
+            return TransportResponse(status: status, headers: headers, url: request.url)
+        case .hang?:
+            while true { try await clock.sleep(for: 86_400) }
+        case .delay(let seconds)?: try await clock.sleep(for: seconds)
+        case nil: break
+        }
+        guard let handler else {
+            return TransportResponse(status: 404, headers: ["Content-Type": "text/plain"], body: Data("no route".utf8), url: request.url)
+        }
+        var response = try await handler(request)
+        if response.url == nil { response.url = request.url }
+        return response
+    }
+}
