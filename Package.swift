@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(
             name: "FleetAuthURLSessionTests",
             dependencies: ["FleetAuthURLSession", "FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory"],
-            resources: [.copy("Fixtures")]
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),
     ]

@@ -1,0 +1,90 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("JWT decoding")
+struct JWTDecoderTests {
+    @Test func decodesFleetClaims() throws {
+        let token = InMemoryTokenBackend.jwt(
+            header: ["alg": "RS256", "typ": "JWT", "kid": "k1"],
+            payload: [
+                "iss": "minter@example", "sub": "minter@example", "aud": "fleet", "iat": 1_800_000_000,
+                "exp": 1_800_003_600, "authorization": ["vehicleid": "v-42", "taskids": ["t-1", "t-2"]],
+            ])
+        let claims = try JWTDecoder.decode(token)
+        #expect(claims.algorithm == "RS256")
+        #expect(claims.keyID == "k1")
+        #expect(claims.issuer == "minter@example")
+        #expect(claims.audience == ["fleet"])
+        #expect(claims.issuedAt == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(claims.issuedLifetime == 3600)
+        #expect(claims.authorization["vehicleid"] == ["v-42"])
+        #expect(claims.authorization["taskids"] == ["t-1", "t-2"])
+    }
+
+    @Test func audienceListIsRead() throws {
+        let claims = try JWTDecoder.decode(InMemoryTokenBackend.jwt(payload: ["aud": ["a", "b"], "exp": 1]))
+        #expect(claims.audience == ["a", "b"])
+    }
+
+    static let malformed: [(String, String)] = [
+        ("empty", ""),
+        ("two parts", "abc.def"),
+        ("four parts", "a.b.c.d"),
+        ("empty signature", InMemoryTokenBackend.jwt(payload: ["exp": 1]).split(separator: ".").prefix(2).joined(separator: ".") + "."),
+        ("header not base64url", "%%%.eyJleHAiOjF9.c2ln"),
+        ("payload not base64url", "eyJhbGciOiJSUzI1NiJ9.***.c2ln"),
+        ("payload not JSON", "eyJhbGciOiJSUzI1NiJ9." + Base64URL.encode(Data("not json".utf8)) + ".c2ln"),
+        ("payload is an array", "eyJhbGciOiJSUzI1NiJ9." + Base64URL.encode(Data("[1,2]".utf8)) + ".c2ln"),
+        ("exp is a string", InMemoryTokenBackend.jwt(payload: ["exp": "1800000000"])),
+        ("exp is a boolean", InMemoryTokenBackend.jwt(payload: ["exp": true])),
+        ("exp is negative", InMemoryTokenBackend.jwt(payload: ["exp": -5])),
+        ("exp is huge", InMemoryTokenBackend.jwt(payload: ["exp": 1e300])),
+        ("iat is an object", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iat": ["a": 1]])),
+        ("aud is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "aud": 7])),
+        ("aud list holds a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "aud": ["a", 7]])),
+        ("authorization is a string", InMemoryTokenBackend.jwt(payload: ["exp": 1, "authorization": "v-42"])),
+        ("iss is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iss": 3])),
+        ("too long", String(repeating: "a", count: JWTDecoder.maximumTokenLength + 1)),
+        ("whitespace inside", " " + InMemoryTokenBackend.jwt(payload: ["exp": 1])),
+    ]
+
+    @Test(arguments: malformed)
+    func malformedTokensAreTypedErrors(name: String, token: String) {
+        #expect(throws: FleetAuthError.self, "\(name)") {
+            try JWTDecoder.decode(token)
+        }
+        do {
+            _ = try JWTDecoder.decode(token)
+        } catch {
+            #expect(error.code == .malformedToken)
+            if token.count > 8 { #expect(!error.message.contains(token)) }
+        }
+    }
+
+    @Test(arguments: [
+        ("vehicleid", "v-42", AuthorizationScope.vehicle("v-42"), true),
+        ("vehicleid", "*", .vehicle("v-42"), true),
+        ("VehicleID", "v-42", .vehicle("v-42"), true),
+        ("deliveryvehicleid", "v-42", .vehicle("v-42"), true),
+        ("vehicleid", "v-43", .vehicle("v-42"), false),
+        ("tripid", "v-42", .vehicle("v-42"), false),
+        ("tripid", "t-7", .trip("t-7"), true),
+        ("tripid", "*", .trip("t-7"), true),
+        ("vehicleid", "t-7", .trip("t-7"), false),
+    ])
+    func authorizationCoversScope(key: String, id: String, scope: AuthorizationScope, covered: Bool) {
+        let claims = JWTClaims(authorization: [key: [id]])
+        #expect(claims.covers(scope) == covered)
+    }
+
+    @Test func base64URLRoundTripsEveryLength() {
+        for length in 0..<40 {
+            let data = Data((0..<length).map { UInt8(($0 * 37 + 250) % 256) })
+            let encoded = Base64URL.encode(data)
+            #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
+            #expect(Base64URL.decode(encoded[...]) == data)
+        }
+    }
+}

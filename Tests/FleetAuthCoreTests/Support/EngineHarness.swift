@@ -1,0 +1,82 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+
+/// An engine wired to an in-memory backend on a manual clock, with its events recorded.
+struct EngineHarness {
+    let clock: ManualWallClock
+    let backend: InMemoryTokenBackend
+    let transport: InMemoryTransport
+    let events: EventRecorder
+    let engine: TokenEngine
+
+    init(
+        latency: TimeInterval = 0,
+        backend configuration: InMemoryTokenBackend.Configuration = .init(),
+        format: TokenResponseFormat? = nil,
+        refresh: RefreshPolicy = RefreshPolicy(),
+        retry: RetryPolicy = RetryPolicy(jitter: 0),
+        cacheCapacity: Int = 64,
+        endpointTimeout: TimeInterval = 15
+    ) throws {
+        clock = ManualWallClock()
+        backend = InMemoryTokenBackend(clock: clock, configuration: configuration)
+        transport = InMemoryTransport(clock: clock, latency: latency)
+        transport.mount(backend, at: "/token")
+        let events = EventRecorder()
+        self.events = events
+        let endpoint = TokenEndpoint(
+            url: "https://backend.example.com/token", format: format ?? configuration.format, timeout: endpointTimeout)
+        engine = try TokenEngine(
+            configuration: .init(
+                endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry,
+                cacheCapacity: cacheCapacity, observer: { events.record($0) }))
+    }
+
+    /// Starts `count` concurrent fetches for `scope` and returns their tasks.
+    func startFetches(_ count: Int, for scope: AuthorizationScope) -> [Task<AuthToken, any Error>] {
+        (0..<count).map { _ in Task { [engine] in try await engine.token(for: scope) } }
+    }
+}
+
+/// Collects events from any thread.
+final class EventRecorder: Sendable {
+    private let state = LockedState<[TokenEvent]>([])
+
+    func record(_ event: TokenEvent) { state.withLock { $0.append(event) } }
+
+    var all: [TokenEvent] { state.withLock { $0 } }
+
+    var descriptions: [String] { all.map(\.description) }
+
+    func count(where predicate: (TokenEvent) -> Bool) -> Int { all.filter(predicate).count }
+}
+
+/// Crafts backend answers for parser tests.
+enum Answers {
+    static let serverNow = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func jwt(
+        id: String = "v-42", key: String = "vehicleid", iat: Double? = 1_800_000_000, lifetime: Double = 3600,
+        exp: Double? = nil, extra: [String: Any] = [:]
+    ) -> String {
+        var payload: [String: Any] = ["iss": "minter", "sub": "minter", "aud": "fleet", "authorization": [key: id]]
+        if let iat { payload["iat"] = iat }
+        payload["exp"] = exp ?? ((iat ?? 1_800_000_000) + lifetime)
+        for (name, value) in extra { payload[name] = value }
+        return InMemoryTokenBackend.jwt(payload: payload)
+    }
+
+    static func json(_ object: [String: Any], status: Int = 200, date: Date? = serverNow) -> TransportResponse {
+        let body = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return raw(body, status: status, date: date)
+    }
+
+    static func raw(_ body: Data, status: Int = 200, date: Date? = serverNow, headers: [String: String] = [:])
+        -> TransportResponse
+    {
+        var headers = headers
+        if let date { headers["Date"] = HTTPDate.format(date) }
+        return TransportResponse(status: status, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Loopback HTTP fixture for FleetAuth's tests: a token backend that mints RS256-signed
+JWTs in several response shapes, plus the transport conformance routes.
+
+Run by the tests themselves: it binds 127.0.0.1 on a free port, prints "PORT <n>", and
+exits when its standard input closes (when the test process ends). Standard library only.
+"""
+import base64, hashlib, http.server, json, sys, threading, time, urllib.parse
+
+# A test-only RSA key, generated for this fixture. It signs nothing outside these tests.
+N = 0xaf2e7f4c1996251058d8bae2229b4f57a8a3fe38c855a59285ef92e8e8d37bfd7435fdffea81e265cebe68fafa2f3c57c69ebde498dfee75f824937e858aadfa71a94962a6ea7dfb96b196e2b1ec1b9cb588b6a3f9d88dcfa290b1c7ca767752ed560ec33bb1be5ee3c2b75857c85d4f05a94ce673fd60f1b02fa61076e1c7a14172e1a1bfbf71b2a30e62d9762a29b90a9647cc0ce12674df98cfa5af1ee2eb868b0b14761e509197ab2c70a9a09a822e9006bc2336ec32b8f8c5b15d778fb799623a5d045fc2aaa302c3dbc867ba0d69ffdb18a85ceb6feb28e63c3590a859e43ad5b8f696dc6713c1bd2e7ad829732dd66305c2e3980dc71d6ba1007b8ce5
+E = 65537
+D = 0x1669482b53eda7b5b8ec173285736199e90efbdfc74f5fb488527f34b14e9702f49a50b1ac0e6c489283bd19f8a650ddb8e10791a67625836d98be4ed62648fe2c8ad802d93050283edddedc071f99e3b93cb182f65c7c3df741f420877812e966c816f0e6a2e5642dd6b40e870270df826da79326fd2029235d612d238c5c75c02add302cafb03efc7736dfc4ae7d8e85c5afa36ffbe24b2f91483d0214dcf7479e9778f83ee0d65ec8d97934e7816be3f7d5272ec01eba2a39458d586b582c765ad81b1931dfa1b049352f656c1e74950046f975f89f7cddd7f0d33796b998b104c4416c2b62aaa6410156d9507a5a7b18c89748dbed3e6b2e1548be9bea61
+KEY_ID = "loopback-test-key-1"
+ACCOUNT = "fleet-token-minter@loopback-project.iam.gserviceaccount.com"
+AUDIENCE = "https://fleet.example.com/"
+SHA256_PREFIX = bytes.fromhex("3031300d060960864801650304020105000420")
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def sign_rs256(message):
+    """RSASSA-PKCS1-v1_5 with SHA-256."""
+    digest = SHA256_PREFIX + hashlib.sha256(message).digest()
+    size = (N.bit_length() + 7) // 8
+    padded = b"\x00\x01" + b"\xff" * (size - len(digest) - 3) + b"\x00" + digest
+    return pow(int.from_bytes(padded, "big"), D, N).to_bytes(size, "big")
+
+
+def verify_rs256(token):
+    """True when the token's signature is valid under the fixture's key."""
+    try:
+        head, payload, signature = token.split(".")
+        sig = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
+        size = (N.bit_length() + 7) // 8
+        recovered = pow(int.from_bytes(sig, "big"), E, N).to_bytes(size, "big")
+        digest = SHA256_PREFIX + hashlib.sha256(f"{head}.{payload}".encode()).digest()
+        return recovered.endswith(b"\x00" + digest) and recovered.startswith(b"\x00\x01")
+    except Exception:
+        return False
+
+
+def mint(claim_key, object_id, lifetime, now):
+    header = {"alg": "RS256", "typ": "JWT", "kid": KEY_ID}
+    payload = {"iss": ACCOUNT, "sub": ACCOUNT, "aud": AUDIENCE, "iat": int(now),
+               "exp": int(now + lifetime), "authorization": {claim_key: object_id}}
+    signing_input = (b64url(json.dumps(header, separators=(",", ":")).encode()) + "." +
+                     b64url(json.dumps(payload, separators=(",", ":")).encode()))
+    return signing_input + "." + b64url(sign_rs256(signing_input.encode()))
+
+
+# shape name -> (token key, expiry key, expiry unit) ; None token key means plain text
+SHAPES = {
+    "token-only": ("token", None, None),
+    "swift-sample": ("token", "expiration", "s"),
+    "objc-sample": ("token", "expiration", "in"),
+    "jwt-expiration-timestamp": ("jwt", "expirationTimestamp", "ms"),
+    "expiration-timestamp-ms": ("token", "expiration_timestamp_ms", "ms"),
+    "expires-in-seconds": ("token", "expiresInSeconds", "in"),
+    "plain": (None, None, None),
+}
+
+COUNTS = {}
+LOCK = threading.Lock()
+
+
+def count(key):
+    with LOCK:
+        COUNTS[key] = COUNTS.get(key, 0) + 1
+        return COUNTS[key]
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass  # keep test output clean; tokens are never logged
+
+    def reply(self, status, body=b"", content_type="application/json", headers=None):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.route()
+
+    def do_POST(self):
+        self.route()
+
+    def do_PUT(self):
+        self.route()
+
+    def route(self):
+        url = urllib.parse.urlsplit(self.path)
+        query = dict(urllib.parse.parse_qsl(url.query))
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        parts = [p for p in url.path.split("/") if p]
+        if parts[:1] == ["conformance"]:
+            return self.conformance(parts[1:], url, query, body)
+        if parts[:1] == ["token"] and len(parts) == 2:
+            return self.token(parts[1], query, body)
+        if parts == ["stats"]:
+            with LOCK:
+                return self.reply(200, json.dumps(COUNTS).encode())
+        self.reply(404, b'{"error":"no route"}')
+
+    def conformance(self, parts, url, query, body):
+        if parts == ["echo"]:
+            echoed = {"method": self.command, "query": url.query,
+                      "headers": {k.lower(): v for k, v in self.headers.items()},
+                      "body": base64.b64encode(body).decode()}
+            return self.reply(200, json.dumps(echoed).encode())
+        if len(parts) == 2 and parts[0] == "status":
+            status = int(parts[1])
+            return self.reply(status, f"status {status}".encode(), "text/plain", {"X-Conformance": "yes"})
+        if parts == ["bytes"]:
+            return self.reply(200, b"a" * min(int(query.get("count", "0")), 1 << 24), "application/octet-stream")
+        if parts == ["redirect"]:
+            return self.reply(302, b"", "text/plain", {"Location": "http://elsewhere.invalid/token"})
+        if parts == ["hang"]:
+            time.sleep(30)
+            return self.reply(200, b"")
+        self.reply(404, b"")
+
+    def token(self, shape, query, body):
+        """/token/{shape}?vehicleId=…|tripId=… ; options: lifetime, fail (first N answers 503
+        per key), key (counter key), status, wrongId, expiryScale, delay."""
+        if body:
+            try:
+                query.update({k: v for k, v in json.loads(body).items() if isinstance(v, str)})
+            except ValueError:
+                pass
+        key = query.get("key", shape)
+        seen = count(key)
+        if seen <= int(query.get("fail", "0")):
+            return self.reply(503, b'{"error":"try later"}', headers={"Retry-After": "0"})
+        if "status" in query:
+            return self.reply(int(query["status"]), b'{"error":"refused"}')
+        if shape not in SHAPES:
+            return self.reply(404, b'{"error":"unknown shape"}')
+        if "vehicleId" in query:
+            claim_key, object_id = "vehicleid", query["vehicleId"]
+        elif "tripId" in query:
+            claim_key, object_id = "tripid", query["tripId"]
+        else:
+            return self.reply(400, b'{"error":"name a vehicleId or tripId"}')
+        if "wrongId" in query:
+            object_id = "someone-else"
+        lifetime = int(query.get("lifetime", "3600"))
+        now = time.time()
+        token = mint(claim_key, object_id, lifetime, now)
+        token_key, expiry_key, unit = SHAPES[shape]
+        if token_key is None:
+            return self.reply(200, token.encode() + b"\n", "application/jwt")
+        answer = {token_key: token}
+        scale = float(query.get("expiryScale", "1"))
+        if unit == "s":
+            answer[expiry_key] = int((now + lifetime) * scale)
+        elif unit == "ms":
+            answer[expiry_key] = int((now + lifetime) * 1000 * scale)
+        elif unit == "in":
+            answer[expiry_key] = int(lifetime * scale)
+        self.reply(200, json.dumps(answer).encode(), headers={"Cache-Control": "no-store"})
+
+
+def main():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"PORT {server.server_address[1]}", flush=True)
+    sys.stdin.read()  # returns at EOF: the test process has gone
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
