@@ -16,11 +16,29 @@ public final class ManualWallClock: WallClock {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    private struct Watcher {
+        let count: Int
+        let within: TimeInterval
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
         var now: Date
         var sleepers: [UInt64: Sleeper] = [:]
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [Watcher] = []
         var nextID: UInt64 = 0
+
+        func sleeperCount(within: TimeInterval) -> Int {
+            let horizon = now.addingTimeInterval(within)
+            return sleepers.values.filter { $0.deadline <= horizon }.count
+        }
+
+        mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+            let satisfied = watchers.map { sleeperCount(within: $0.within) >= $0.count }
+            let ready = zip(watchers, satisfied).filter(\.1).map(\.0.continuation)
+            watchers = zip(watchers, satisfied).filter { !$0.1 }.map(\.0)
+            return ready
+        }
     }
 
     private let state: LockedState<State>
@@ -48,10 +66,7 @@ public final class ManualWallClock: WallClock {
                 let ready: [CheckedContinuation<Void, Never>]? = state.withLock { state in
                     if Task.isCancelled { return nil }
                     state.sleepers[id] = Sleeper(deadline: state.now.addingTimeInterval(duration), continuation: continuation)
-                    let count = state.sleepers.count
-                    let ready = state.watchers.filter { $0.count <= count }.map(\.continuation)
-                    state.watchers.removeAll { $0.count <= count }
-                    return ready
+                    return state.takeSatisfiedWatchers()
                 }
                 guard let ready else { return continuation.resume(throwing: CancellationError()) }
                 for watcher in ready { watcher.resume() }
@@ -65,14 +80,15 @@ public final class ManualWallClock: WallClock {
     /// Moves the clock forward by `seconds` and wakes every sleeper whose deadline has
     /// passed, earliest first.
     public func advance(by seconds: TimeInterval) {
-        let due: [Sleeper] = state.withLock { state in
+        let (due, watchers) = state.withLock { state in
             state.now = state.now.addingTimeInterval(max(0, seconds))
             let now = state.now
             let due = state.sleepers.filter { $0.value.deadline <= now }
             for id in due.keys { state.sleepers[id] = nil }
-            return due.values.sorted { $0.deadline < $1.deadline }
+            return (due.values.sorted { $0.deadline < $1.deadline }, state.takeSatisfiedWatchers())
         }
         for sleeper in due { sleeper.continuation.resume() }
+        for watcher in watchers { watcher.resume() }
     }
 
     /// Moves the clock forward to `date` (never backward).
@@ -90,13 +106,15 @@ public final class ManualWallClock: WallClock {
         state.withLock { $0.sleepers.values.map(\.deadline).min() }
     }
 
-    /// Returns once at least `count` tasks are sleeping on the clock, so a test can
-    /// advance it knowing the work it expects is waiting.
-    public func waitForSleepers(count: Int = 1) async {
+    /// Returns once at least `count` tasks are sleeping on the clock with deadlines at
+    /// most `within` seconds away, so a test can advance the clock knowing the work it
+    /// expects is waiting. `within` tells short sleeps (latency, backoff) apart from long
+    /// ones that are also pending (a 15-second request timeout).
+    public func waitForSleepers(count: Int = 1, within: TimeInterval = .infinity) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append((count, continuation))
+                if state.sleeperCount(within: within) >= count { return true }
+                state.watchers.append(Watcher(count: count, within: within, continuation: continuation))
                 return false
             }
             if ready { continuation.resume() }

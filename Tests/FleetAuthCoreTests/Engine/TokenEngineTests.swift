@@ -1,0 +1,167 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("Token engine: cache, freshness and single flight")
+struct TokenEngineTests {
+    let v42 = AuthorizationScope.vehicle("v-42")
+
+    @Test func secondCallIsServedFromCache() async throws {
+        let h = try EngineHarness()
+        let first = try await h.engine.token(for: v42)
+        let second = try await h.engine.token(for: v42)
+        #expect(first == second)
+        #expect(h.transport.requestCount == 1)
+        #expect(h.events.count { if case .servedFresh = $0 { true } else { false } } == 1)
+    }
+
+    @Test func requestNamesTheVehicle() async throws {
+        let h = try EngineHarness()
+        _ = try await h.engine.token(for: .vehicle("v 42+", taskID: "t/1"))
+        let url = try #require(h.transport.requests.first?.url)
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(items.contains(URLQueryItem(name: "vehicleId", value: "v 42+")))
+        #expect(items.contains(URLQueryItem(name: "taskId", value: "t/1")))
+    }
+
+    @Test func thousandConcurrentCallersOnAColdCacheMakeOneRequest() async throws {
+        let h = try EngineHarness(latency: 0.2)
+        let tasks = h.startFetches(1000, for: v42)
+        await h.clock.waitForSleepers(count: 1, within: 1)
+        h.clock.advance(by: 0.2)
+        var values = Set<String>()
+        for task in tasks { values.insert(try await task.value.value) }
+        #expect(h.transport.requestCount == 1)
+        #expect(values.count == 1)
+    }
+
+    @Test func scopesNeverShareTokens() async throws {
+        let h = try EngineHarness()
+        let a = try await h.engine.token(for: .vehicle("v-1"))
+        let b = try await h.engine.token(for: .vehicle("v-2"))
+        let t = try await h.engine.token(for: .trip("v-1"))
+        #expect(Set([a.value, b.value, t.value]).count == 3)
+        #expect(a.claims.covers(.vehicle("v-1")) && !a.claims.covers(.vehicle("v-2")))
+        #expect(t.claims.covers(.trip("v-1")) && !t.claims.covers(.vehicle("v-1")))
+        #expect(h.transport.requestCount == 3)
+        #expect(try await h.engine.token(for: .vehicle("v-2")) == b)
+        #expect(h.transport.requestCount == 3)
+    }
+
+    @Test func switchingBetweenTwoTripsDoesNotRefetch() async throws {
+        let h = try EngineHarness()
+        for _ in 0..<5 {
+            _ = try await h.engine.token(for: .trip("t-1"))
+            _ = try await h.engine.token(for: .trip("t-2"))
+        }
+        #expect(h.transport.requestCount == 2)
+    }
+
+    @Test func cacheCapacityEvictsTheLeastRecentlyUsedScope() async throws {
+        let h = try EngineHarness(cacheCapacity: 2)
+        _ = try await h.engine.token(for: .vehicle("a"))
+        _ = try await h.engine.token(for: .vehicle("b"))
+        _ = try await h.engine.token(for: .vehicle("a"))  // a is now more recent than b
+        _ = try await h.engine.token(for: .vehicle("c"))  // evicts b
+        #expect(h.engine.cachedScopeCount == 2)
+        #expect(h.engine.cachedToken(for: .vehicle("b")) == nil)
+        #expect(h.engine.cachedToken(for: .vehicle("a")) != nil)
+        #expect(h.events.descriptions.contains("evicted vehicle b"))
+    }
+
+    @Test func staleTokenIsReturnedAtOnceWhileOneRefreshRuns() async throws {
+        let h = try EngineHarness(latency: 0.2)
+        let initial = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        await h.clock.waitForSleepers(count: 1, within: 1)
+        h.clock.advance(by: 0.2)
+        let first = try await initial.value
+        h.clock.advance(by: 3000)  // 600 s left: inside the refresh window
+        let stale = try await h.engine.token(for: v42)
+        let staleAgain = try await h.engine.token(for: v42)
+        #expect(stale == first && staleAgain == first)
+        await h.clock.waitForSleepers(count: 1, within: 1)
+        #expect(h.transport.requestCount == 2)  // one refresh, not two
+        h.clock.advance(by: 0.2)
+        let refreshed = try await eventually { h.engine.cachedToken(for: v42).flatMap { $0 == first ? nil : $0 } }
+        #expect(refreshed.expiresAt > first.expiresAt)
+        #expect(h.events.count { if case .refreshScheduled = $0 { true } else { false } } == 1)
+        #expect(h.events.count { if case .servedStale = $0 { true } else { false } } == 2)
+    }
+
+    @Test func expiringTokenMakesCallersWaitForTheNewOne() async throws {
+        let h = try EngineHarness()
+        let first = try await h.engine.token(for: v42)
+        h.clock.advance(by: 3400)  // 200 s left: under the 300 s minimum
+        let second = try await h.engine.token(for: v42)
+        #expect(second != first)
+        #expect(second.remainingLifetime(at: h.clock.now()) >= 300)
+        #expect(h.transport.requestCount == 2)
+    }
+
+    @Test func returnedTokensAlwaysHaveTheMinimumLifeLeft() async throws {
+        let h = try EngineHarness()
+        for _ in 0..<200 {
+            let token = try await h.engine.token(for: v42)
+            #expect(token.remainingLifetime(at: h.clock.now()) > 300)
+            h.clock.advance(by: 61)
+        }
+    }
+
+    @Test func shortLivedTokensDoNotCauseARefetchLoop() async throws {
+        let h = try EngineHarness(backend: .init(lifetime: 120))
+        for _ in 0..<120 {  // ten minutes of updates every 5 s
+            let token = try await h.engine.token(for: v42)
+            #expect(token.remainingLifetime(at: h.clock.now()) > 0)
+            h.clock.advance(by: 5)
+        }
+        // A 2-minute token is usable for 90 s (30 s margin): about 7 fetches, not 120.
+        #expect(h.transport.requestCount >= 6)
+        #expect(h.transport.requestCount <= 12)
+    }
+
+    @Test func backgroundRefreshKeepsSteadyCallersOffTheNetwork() async throws {
+        let h = try EngineHarness()
+        let calls = 4 * 720  // four hours of updates every 5 s
+        for _ in 0..<calls {
+            _ = try await h.engine.token(for: v42)
+            h.clock.advance(by: 5)
+            _ = try await eventuallyIdle(h)
+        }
+        // Every call but the very first was answered from the cache without waiting.
+        let served = h.events.count {
+            switch $0 {
+            case .servedFresh, .servedStale: true
+            default: false
+            }
+        }
+        #expect(served == calls - 1)
+        // One fetch at start, then one per 50 minutes (refresh 10 minutes before expiry).
+        #expect(h.transport.requestCount <= 4 * 3600 / 3000 + 1)
+    }
+}
+
+/// Yields until `probe` returns a value; fails the test after many yields.
+func eventually<T>(_ probe: () -> T?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
+    for _ in 0..<100_000 {
+        if let value = probe() { return value }
+        await Task.yield()
+    }
+    Issue.record("condition never held", sourceLocation: sourceLocation)
+    throw CancellationError()
+}
+
+/// Waits until no fetch of the harness is in flight.
+func eventuallyIdle(_ h: EngineHarness) async throws -> Bool {
+    try await eventually {
+        let started = h.events.count { if case .fetchStarted = $0 { true } else { false } }
+        let ended = h.events.count {
+            switch $0 {
+            case .fetchSucceeded: true
+            case .fetchFailed(_, _, _, let retry): retry == nil
+            default: false
+            }
+        }
+        return started == ended ? true : nil
+    }
+}
