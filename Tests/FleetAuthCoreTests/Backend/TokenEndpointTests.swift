@@ -1,0 +1,86 @@
+import FleetAuthCore
+import Foundation
+import Testing
+
+@Suite("Token endpoint requests")
+struct TokenEndpointTests {
+    @Test func queryItemsNameVehicleAndTask() throws {
+        let endpoint = TokenEndpoint(url: "https://api.example.com/token?client=ios")
+        let request = try endpoint.baseRequest(for: .vehicle("v+1 &x", taskID: "t-9"))
+        #expect(request.method == .get)
+        #expect(request.url.absoluteString == "https://api.example.com/token?client=ios&vehicleId=v%2B1%20%26x&taskId=t-9")
+        #expect(request.body == nil)
+    }
+
+    @Test func customQueryItemNames() throws {
+        let endpoint = TokenEndpoint(url: "https://api.example.com/token", idPlacement: .queryItems(idName: "vid", taskName: "tid"))
+        let request = try endpoint.baseRequest(for: .vehicle("v-1", taskID: "t-1"))
+        #expect(request.url.query == "vid=v-1&tid=t-1")
+    }
+
+    @Test func pathTemplateIsPercentEncoded() throws {
+        let endpoint = TokenEndpoint(url: "https://api.example.com/trips/{id}/token", idPlacement: .pathTemplate)
+        let request = try endpoint.baseRequest(for: .trip("t/7 ?#"))
+        #expect(request.url.absoluteString == "https://api.example.com/trips/t%2F7%20%3F%23/token")
+    }
+
+    @Test func pathTemplateWithoutPlaceholderIsAConfigurationError() {
+        let endpoint = TokenEndpoint(url: "https://api.example.com/token", idPlacement: .pathTemplate)
+        #expect(throws: FleetAuthError.self) { try endpoint.baseRequest(for: .trip("t-7")) }
+    }
+
+    @Test func postSendsTheIDsAsJSON() throws {
+        let endpoint = TokenEndpoint(url: "https://api.example.com/token", method: .post)
+        let request = try endpoint.baseRequest(for: .vehicle("v-1", taskID: "t-1"))
+        #expect(request.method == .post)
+        #expect(request.header("content-type") == "application/json")
+        let body = try JSONSerialization.jsonObject(with: try #require(request.body)) as? [String: String]
+        #expect(body == ["vehicleId": "v-1", "taskId": "t-1"])
+        #expect(request.url.query == "vehicleId=v-1&taskId=t-1")
+    }
+
+    @Test func appHeadersAreAddedPerRequest() async throws {
+        let endpoint = TokenEndpoint(
+            url: "https://api.example.com/token", headers: { scope in ["Authorization": "Bearer app-\(scope.id)"] },
+            timeout: 7)
+        let request = try await endpoint.request(for: .vehicle("v-1"))
+        #expect(request.header("authorization") == "Bearer app-v-1")
+        #expect(request.timeout == 7)
+        #expect(!request.description.contains("app-v-1"))
+    }
+
+    @Test(arguments: [
+        ("http://api.example.com/token", false, FleetAuthError.Code.insecureEndpoint),
+        ("http://10.0.0.5/token", false, .insecureEndpoint),
+        ("ftp://api.example.com/token", false, .invalidConfiguration),
+        ("/token", false, .invalidConfiguration),
+        ("not a url", false, .invalidConfiguration),
+    ])
+    func unusableURLsAreRefused(url: String, optIn: Bool, code: FleetAuthError.Code) {
+        let endpoint = TokenEndpoint(url: url, allowsInsecureHTTP: optIn)
+        do {
+            _ = try endpoint.baseRequest(for: .vehicle("v-1"))
+            Issue.record("expected \(code)")
+        } catch {
+            #expect(error.code == code)
+        }
+    }
+
+    @Test(arguments: [
+        "http://127.0.0.1:8080/token", "http://localhost/token", "http://[::1]:9000/token", "http://127.5.6.7/token",
+    ])
+    func plainHTTPToLoopbackIsAllowed(url: String) throws {
+        _ = try TokenEndpoint(url: url).baseRequest(for: .vehicle("v-1"))
+    }
+
+    @Test func plainHTTPToOtherHostsNeedsTheOptIn() throws {
+        _ = try TokenEndpoint(url: "http://staging.example.com/token", allowsInsecureHTTP: true)
+            .baseRequest(for: .vehicle("v-1"))
+    }
+
+    @Test(arguments: ["localhost", "127.0.0.1", "::1", "[::1]", "api.localhost"])
+    func loopbackHosts(host: String) { #expect(TokenEndpoint.isLoopback(host)) }
+
+    @Test(arguments: ["example.com", "127.0.0.1.example.com", "10.0.0.1", "128.0.0.1", "localhost.example.com"])
+    func nonLoopbackHosts(host: String) { #expect(!TokenEndpoint.isLoopback(host)) }
+}

@@ -1,0 +1,79 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("Redaction of token values")
+struct AuthTokenTests {
+    let secret = InMemoryTokenBackend.jwt(payload: ["exp": 1_800_003_600, "authorization": ["vehicleid": "v-1"]])
+
+    var token: AuthToken {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        return AuthToken(
+            value: secret, claims: try! JWTDecoder.decode(secret), scope: .vehicle("v-1"), receivedAt: now,
+            expiresAt: now.addingTimeInterval(3600), lifetime: 3600)
+    }
+
+    /// The three base64url parts of the secret; none may appear in any rendering.
+    var secretParts: [String] { secret.split(separator: ".").map(String.init) + [secret] }
+
+    @Test func descriptionsShowOnlyTheFingerprint() {
+        var dumped = ""
+        dump(token, to: &dumped)
+        let renderings = [
+            token.description, token.debugDescription, String(describing: token), String(reflecting: token), dumped,
+            "\(token)", String(describing: Mirror(reflecting: token).children.map(\.value)),
+        ]
+        for rendering in renderings {
+            #expect(rendering.contains(token.fingerprint), "\(rendering)")
+            for part in secretParts { #expect(!rendering.contains(part), "\(rendering)") }
+        }
+    }
+
+    @Test func fingerprintIsStableAndShort() {
+        #expect(token.fingerprint == AuthToken.fingerprint(of: secret))
+        #expect(token.fingerprint.count == 12)
+        #expect(token.fingerprint.hasPrefix("tok_"))
+        #expect(AuthToken.fingerprint(of: secret + "x") != token.fingerprint)
+    }
+
+    @Test func eventsNeverCarryTheValue() async throws {
+        let h = try EngineHarness()
+        let fetched = try await h.engine.token(for: .vehicle("v-9"))
+        _ = try await h.engine.token(for: .vehicle("v-9"))
+        h.engine.invalidate(fetched.value, for: .vehicle("v-9"))
+        h.engine.invalidateAll()
+        #expect(h.events.all.count >= 5)
+        for description in h.events.descriptions {
+            for part in fetched.value.split(separator: ".") { #expect(!description.contains(part)) }
+        }
+    }
+
+    @Test func errorsNeverRepeatTheBodyOrTheQuery() {
+        let error = FleetAuthError(
+            code: .unexpectedStatus, message: "The backend answered HTTP 500.", scope: .vehicle("v-1"),
+            url: URL(string: "https://user:pw@api.example.com/token?key=secret-api-key#frag"), status: 500)
+        #expect(error.description == "FleetAuthError.unexpectedStatus (vehicle v-1, HTTP 500, https://api.example.com/token): The backend answered HTTP 500.")
+        #expect(!error.debugDescription.contains("secret-api-key"))
+        #expect(error.localizedDescription.contains("unexpectedStatus"))
+    }
+
+    @Test(arguments: [
+        (FleetAuthError.Code.transportFailure, nil as Int?, true), (.timedOut, nil, true),
+        (.unexpectedStatus, 500, true), (.unexpectedStatus, 503, true), (.unexpectedStatus, 429, true),
+        (.unexpectedStatus, 408, true), (.unexpectedStatus, 400, false), (.unexpectedStatus, 401, false),
+        (.unexpectedStatus, 404, false), (.malformedResponse, 200, false), (.scopeMismatch, 200, false),
+        (.redirectRefused, 302, false),
+    ])
+    func transientClassification(code: FleetAuthError.Code, status: Int?, transient: Bool) {
+        #expect(FleetAuthError(code: code, message: "m", status: status).isTransient == transient)
+    }
+
+    @Test(arguments: [
+        (AuthorizationScope.vehicle("v-1"), true), (.vehicle(""), false), (.vehicle(" v"), false),
+        (.vehicle("v\u{0}"), false), (.vehicle("v-1", taskID: ""), false), (.trip("t-é 7"), true),
+    ])
+    func scopeValidation(scope: AuthorizationScope, valid: Bool) {
+        #expect(((try? scope.validated()) != nil) == valid)
+    }
+}
