@@ -1,0 +1,53 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("In-memory token backend")
+struct InMemoryTokenBackendTests {
+    @Test func mintsJWTShapedTokensWithFleetClaims() async throws {
+        let clock = ManualWallClock()
+        let backend = InMemoryTokenBackend(clock: clock, configuration: .init(lifetime: 900, keyID: "k-7"))
+        let response = try await backend.respond(
+            to: TransportRequest(url: URL(string: "https://b.example/token?vehicleId=v-42&taskId=t-1")!))
+        #expect(response.status == 200)
+        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        let token = try #require(object["token"] as? String)
+        #expect(token.split(separator: ".").count == 3)
+        let claims = try JWTDecoder.decode(token)
+        #expect(claims.algorithm == "RS256" && claims.keyID == "k-7")
+        #expect(claims.authorization["vehicleid"] == ["v-42"])
+        #expect(claims.authorization["taskid"] == ["t-1"])
+        #expect(claims.issuedAt == Date(timeIntervalSince1970: clock.now().timeIntervalSince1970.rounded(.down)))
+        #expect(claims.issuedLifetime == 900)
+        #expect(backend.mintedCount == 1)
+    }
+
+    @Test func tokensAreUniqueAndNameTheTripFromAJSONBody() async throws {
+        let backend = InMemoryTokenBackend(configuration: .init(format: .plainText))
+        let request = TransportRequest(
+            method: .post, url: URL(string: "https://b.example/token")!, body: Data(#"{"tripId":"t-7"}"#.utf8))
+        let first = String(decoding: try await backend.respond(to: request).body, as: UTF8.self)
+        let second = String(decoding: try await backend.respond(to: request).body, as: UTF8.self)
+        #expect(first != second)
+        #expect(try JWTDecoder.decode(first).covers(.trip("t-7")))
+    }
+
+    @Test func requestWithoutAnIDIsA400() async throws {
+        let backend = InMemoryTokenBackend()
+        let response = try await backend.respond(to: TransportRequest(url: URL(string: "https://b.example/token")!))
+        #expect(response.status == 400)
+        #expect(backend.mintedCount == 0)
+    }
+
+    @Test func clockOffsetAndWildcardAreApplied() async throws {
+        let clock = ManualWallClock()
+        let backend = InMemoryTokenBackend(clock: clock, configuration: .init(clockOffset: 7200, mintsWildcard: true))
+        let response = try await backend.respond(to: TransportRequest(url: URL(string: "https://b.example/t?tripId=t-1")!))
+        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        let claims = try JWTDecoder.decode(try #require(object["token"] as? String))
+        #expect(claims.authorization["tripid"] == ["*"])
+        #expect(try #require(claims.issuedAt).timeIntervalSince(clock.now()) > 7199)
+        #expect(response.header("Date") == HTTPDate.format(clock.now().addingTimeInterval(7200)))
+    }
+}

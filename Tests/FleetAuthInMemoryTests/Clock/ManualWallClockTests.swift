@@ -1,0 +1,52 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("Manual wall clock")
+struct ManualWallClockTests {
+    @Test func sleepersWakeOnlyWhenTheirDeadlinePasses() async throws {
+        let clock = ManualWallClock()
+        let start = clock.now()
+        let woke = LockedState<[Int]>([])
+        let short = Task { try await clock.sleep(for: 1); woke.withLock { $0.append(1) } }
+        let long = Task { try await clock.sleep(for: 5); woke.withLock { $0.append(5) } }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: 2)
+        try await short.value
+        #expect(woke.withLock { $0 } == [1])
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: 3)
+        try await long.value
+        #expect(woke.withLock { $0 } == [1, 5])
+        #expect(clock.now() == start.addingTimeInterval(5))
+    }
+
+    @Test func cancellingASleeperThrowsAndRemovesIt() async {
+        let clock = ManualWallClock()
+        let sleeper = Task { try await clock.sleep(for: 10) }
+        await clock.waitForSleepers(count: 1)
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func waitForSleepersWithinIgnoresDistantOnes() async throws {
+        let clock = ManualWallClock()
+        let distant = Task { try await clock.sleep(for: 1000) }
+        await clock.waitForSleepers(count: 1)
+        let near = Task { try await clock.sleep(for: 2) }
+        await clock.waitForSleepers(count: 1, within: 5)
+        #expect(clock.nextDeadline == clock.now().addingTimeInterval(2))
+        clock.advance(by: 2)
+        try await near.value
+        distant.cancel()
+    }
+
+    @Test func zeroSleepReturnsAtOnceAndTimeNeverGoesBack() async throws {
+        let clock = ManualWallClock(now: Date(timeIntervalSince1970: 100))
+        try await clock.sleep(for: 0)
+        clock.advance(to: Date(timeIntervalSince1970: 50))
+        #expect(clock.now() == Date(timeIntervalSince1970: 100))
+    }
+}

@@ -1,0 +1,38 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("Transport conformance suite")
+struct TransportConformanceSuiteTests {
+    let base = URL(string: "https://conformance.example")!
+
+    @Test func inMemoryTransportConforms() async {
+        let transport = InMemoryTransport()
+        transport.mountConformanceRoutes()
+        let failures = await TransportConformanceSuite(transport: transport, baseURL: base).run()
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// A transport that follows redirects, loses headers and ignores cancellation.
+    struct CarelessTransport: HTTPTransport {
+        let base: InMemoryTransport
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            var stripped = request
+            stripped.headers = [:]
+            if request.url.path.hasSuffix("/hang") { return TransportResponse(status: 200) }
+            let response = try await base.send(stripped)
+            if (300...399).contains(response.status) { return TransportResponse(status: 200) }
+            if response.status >= 400 { throw URLError(.badServerResponse) }
+            return response
+        }
+    }
+
+    @Test func aCarelessTransportFailsTheRightChecks() async {
+        let inner = InMemoryTransport()
+        inner.mountConformanceRoutes()
+        let failures = await TransportConformanceSuite(transport: CarelessTransport(base: inner), baseURL: base).run()
+        #expect(Set(failures.map(\.check)) == ["headersRoundTrip", "nonSuccessStatus", "redirectNotFollowed", "cancellation"])
+    }
+}

@@ -1,0 +1,72 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("In-memory transport")
+struct InMemoryTransportTests {
+    let url = URL(string: "https://backend.example.com/hello?x=1")!
+
+    @Test func routesRecordAndDefaultTo404() async throws {
+        let transport = InMemoryTransport()
+        transport.route("/hello", method: .get) { _ in TransportResponse(status: 200, body: Data("hi".utf8)) }
+        let hit = try await transport.send(TransportRequest(url: url))
+        let wrongMethod = try await transport.send(TransportRequest(method: .post, url: url))
+        let miss = try await transport.send(TransportRequest(url: URL(string: "https://backend.example.com/nope")!))
+        #expect(hit.status == 200 && hit.body == Data("hi".utf8))
+        #expect(hit.url == url)
+        #expect(wrongMethod.status == 404 && miss.status == 404)
+        #expect(transport.requests.map(\.method) == [.get, .post, .get])
+    }
+
+    @Test func laterRoutesTakePrecedence() async throws {
+        let transport = InMemoryTransport()
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        transport.route("/hello") { _ in TransportResponse(status: 201) }
+        #expect(try await transport.send(TransportRequest(url: url)).status == 201)
+    }
+
+    @Test func latencyIsSleptOnTheInjectedClock() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock, latency: 0.25)
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        let request = TransportRequest(url: url)
+        let pending = Task { try await transport.send(request) }
+        await clock.waitForSleepers(count: 1)
+        #expect(clock.nextDeadline == clock.now().addingTimeInterval(0.25))
+        clock.advance(by: 0.25)
+        #expect(try await pending.value.status == 200)
+    }
+
+    @Test func scriptedFaultsApplyInOrderThenTheRouteAnswers() async throws {
+        let transport = InMemoryTransport()
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        transport.inject([.status(503, headers: ["Retry-After": "1"]), .connectionFailure])
+        let first = try await transport.send(TransportRequest(url: url))
+        #expect(first.status == 503 && first.header("retry-after") == "1")
+        await #expect(throws: URLError.self) { try await transport.send(TransportRequest(url: url)) }
+        #expect(try await transport.send(TransportRequest(url: url)).status == 200)
+    }
+
+    @Test func faultInjectorSeesTheRequestIndex() async throws {
+        let transport = InMemoryTransport()
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        transport.setFaultInjector { _, index in index % 2 == 0 ? .status(503) : nil }
+        var statuses: [Int] = []
+        for _ in 0..<4 { statuses.append(try await transport.send(TransportRequest(url: url)).status) }
+        #expect(statuses == [503, 200, 503, 200])
+    }
+
+    @Test func hangEndsOnlyByCancellation() async {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        transport.inject([.hang])
+        let request = TransportRequest(url: url)
+        let pending = Task { try await transport.send(request) }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: 3600)
+        await clock.waitForSleepers(count: 1)
+        pending.cancel()
+        await #expect(throws: CancellationError.self) { try await pending.value }
+    }
+}
