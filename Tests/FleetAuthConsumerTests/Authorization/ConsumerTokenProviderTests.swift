@@ -30,7 +30,7 @@ struct ConsumerTokenProviderTests {
         var tokens: [String: String] = [:]
         for _ in 0..<4 {
             for trip in trips {
-                let token = try await provider.fetchToken(with: trip)
+                let token = AuthToken.fingerprint(of: try await provider.fetchToken(with: trip))
                 #expect(tokens[trip.tripID] == nil || tokens[trip.tripID] == token)
                 tokens[trip.tripID] = token
             }
@@ -69,7 +69,7 @@ struct ConsumerTokenProviderTests {
             endpoint: TokenEndpoint(url: "https://backend.example.com/trip-token", format: .swiftSample()),
             transport: transport, clock: clock, retry: .none)
         await #expect(throws: FleetAuthError.self) {
-            try await confused.fetchToken(with: ConsumerAuthorizationContext(tripID: "t-1"))
+            _ = try await confused.fetchToken(with: ConsumerAuthorizationContext(tripID: "t-1"))
         }
     }
 }

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The Python fixture `Fixtures/loopback_server.py`, started once per test process on a
+/// free loopback port. It exits when this process ends (its standard input closes).
+final class LoopbackServer: Sendable {
+    struct StartFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The shared server, or why it could not start.
+    static let shared: Result<LoopbackServer, StartFailure> = Result { () throws(StartFailure) in try LoopbackServer() }
+
+    /// The server, or a thrown error that fails the calling test with the reason.
+    static func running() throws -> LoopbackServer { try shared.get() }
+
+    let baseURL: URL
+    private let process: Process
+    private let input: Pipe
+
+    private init() throws(StartFailure) {
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/loopback_server.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        do {
+            try process.run()
+        } catch {
+            throw StartFailure(description: "could not start python3 \(script.path): \(error)")
+        }
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw StartFailure(description: "the fixture exited before printing its port") }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            throw StartFailure(description: "unexpected fixture output: \(text)")
+        }
+        self.process = process
+        self.input = input
+        self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// `http://127.0.0.1:PORT` + `path`.
+    func url(_ path: String) -> String { baseURL.absoluteString + path }
+
+    /// A counter key no other test uses, for the fixture's per-key failure scripts.
+    static func uniqueKey(_ name: String = #function) -> String {
+        "\(name.prefix(while: { $0 != "(" }))-\(UUID().uuidString.prefix(8))"
+    }
+
+    /// How many requests the fixture has seen for `key`.
+    func requestCount(key: String) async throws -> Int {
+        let (data, _) = try await URLSession.shared.asyncData(from: URL(string: url("/stats"))!)
+        let counts = try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
+        return counts[key] ?? 0
+    }
+}
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSession {
+    /// `data(from:)` that also exists on Linux.
+    func asyncData(from url: URL) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            dataTask(with: url) { data, response, error in
+                if let error { return continuation.resume(throwing: error) }
+                continuation.resume(returning: (data ?? Data(), response!))
+            }.resume()
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import FleetAuthConsumer
+import FleetAuthDriver
+import FleetAuthInMemory
+import FleetAuthURLSession
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("URLSession transport against a real loopback HTTP server")
+struct URLSessionTransportTests {
+    let server: LoopbackServer
+    init() throws { server = try LoopbackServer.running() }
+
+    @Test func conformsToTheTransportSuite() async {
+        let suite = TransportConformanceSuite(transport: URLSessionTransport(), baseURL: server.baseURL)
+        let failures = await suite.run()
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test func injectedSessionWorks() async throws {
+        let transport = URLSessionTransport(session: URLSession(configuration: .ephemeral))
+        let response = try await transport.send(TransportRequest(url: URL(string: server.url("/conformance/status/404"))!))
+        #expect(response.status == 404)
+        #expect(response.header("X-CONFORMANCE") == "yes")
+    }
+
+    @Test func oversizedBodyIsRefused() async throws {
+        let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: 1024))
+        do {
+            _ = try await transport.send(TransportRequest(url: URL(string: server.url("/conformance/bytes?count=5000"))!))
+            Issue.record("expected responseTooLarge")
+        } catch let error as FleetAuthError {
+            #expect(error.code == .responseTooLarge)
+        }
+    }
+
+    @Test func connectionRefusedIsATransportFailure() async throws {
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "http://127.0.0.1:1/token"), transport: URLSessionTransport(), retry: .none)
+        do {
+            _ = try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1"))
+            Issue.record("expected transportFailure")
+        } catch let error as FleetAuthError {
+            #expect(error.code == .transportFailure)
+            #expect(error.underlyingError != nil)
+        }
+    }
+}
+
+@Suite("Providers end to end over real HTTP")
+struct EndToEndTests {
+    let server: LoopbackServer
+    init() throws { server = try LoopbackServer.running() }
+
+    static let shapes: [(String, TokenResponseFormat)] = [
+        ("token-only", .tokenOnly),
+        ("swift-sample", .swiftSample()),
+        ("objc-sample", .objectiveCSample()),
+        ("jwt-expiration-timestamp", .jwtWithExpirationTimestamp),
+        ("expiration-timestamp-ms", .tokenWithExpirationTimestampMilliseconds),
+        ("expires-in-seconds", .tokenWithExpiresInSeconds),
+        ("plain", .plainText),
+    ]
+
+    func driver(
+        _ path: String, format: TokenResponseFormat = .tokenOnly, clock: any WallClock = SystemWallClock(),
+        retry: RetryPolicy = .none
+    ) throws -> DriverTokenProvider {
+        try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url(path), format: format), transport: URLSessionTransport(),
+            clock: clock, retry: retry)
+    }
+
+    @Test(arguments: shapes)
+    func driverGetsASignedTokenInEveryShape(shape: String, format: TokenResponseFormat) async throws {
+        let provider = try driver("/token/\(shape)", format: format)
+        let context = DriverAuthorizationContext(vehicleID: "v-42")
+        let token = try await provider.token(for: context)
+        #expect(token.claims.covers(context.scope))
+        #expect(token.claims.algorithm == "RS256")
+        #expect(token.claims.keyID == "loopback-test-key-1")
+        #expect(abs(token.remainingLifetime(at: Date()) - 3600) < 120)
+        #expect(AuthToken.fingerprint(of: try await provider.fetchToken(with: context)) == token.fingerprint)
+    }
+
+    @Test func consumerGetsATripToken() async throws {
+        let provider = try ConsumerTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/expires-in-seconds"), format: .tokenWithExpiresInSeconds),
+            transport: URLSessionTransport())
+        let token = try await provider.token(for: ConsumerAuthorizationContext(tripID: "t-7"))
+        #expect(token.claims.covers(.trip("t-7")))
+        #expect(!token.claims.covers(.trip("t-8")))
+    }
+
+    @Test func postRequestsNameTheVehicleInTheBody() async throws {
+        let bodyOnly = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/plain"), method: .post, format: .plainText),
+            transport: URLSessionTransport())
+        let token = try await bodyOnly.token(for: DriverAuthorizationContext(vehicleID: "v-post"))
+        #expect(token.claims.covers(.vehicle("v-post")))
+    }
+
+    @Test func transientFailuresAreRetriedOverHTTP() async throws {
+        let key = LoopbackServer.uniqueKey()
+        let clock = ManualWallClock(now: Date())
+        let provider = try driver(
+            "/token/token-only?fail=2&key=\(key)", clock: clock, retry: RetryPolicy(jitter: 0))
+        let fetch = Task { try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1")) }
+        for _ in 0..<2 {
+            await clock.waitForSleepers(count: 1, within: 2)
+            clock.advance(to: clock.nextDeadline!)
+        }
+        _ = try await fetch.value
+        #expect(try await server.requestCount(key: key) == 3)
+    }
+
+    @Test func refusedCredentialFailsFastWithOneRequest() async throws {
+        let key = LoopbackServer.uniqueKey()
+        let provider = try driver("/token/token-only?status=401&key=\(key)", retry: RetryPolicy())
+        do {
+            _ = try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1"))
+            Issue.record("expected unexpectedStatus")
+        } catch let error as FleetAuthError {
+            #expect(error.code == .unexpectedStatus && error.status == 401)
+        }
+        #expect(try await server.requestCount(key: key) == 1)
+    }
+
+    @Test(arguments: [
+        ("/token/token-only?wrongId=1", TokenResponseFormat.tokenOnly, FleetAuthError.Code.scopeMismatch),
+        ("/token/swift-sample?expiryScale=1000", .swiftSample(), .expiryMismatch),
+        ("/token/expiration-timestamp-ms?expiryScale=0.001", .tokenWithExpirationTimestampMilliseconds, .expiryMismatch),
+        ("/token/token-only?lifetime=7200", .tokenOnly, .lifetimeTooLong),
+        ("/token/token-only?lifetime=5", .tokenOnly, .lifetimeTooShort),
+        ("/token/jwt-expiration-timestamp", .tokenOnly, .malformedResponse),
+        ("/token/plain", .tokenOnly, .malformedResponse),
+        ("/conformance/redirect", .tokenOnly, .redirectRefused),
+        ("/nowhere", .tokenOnly, .unexpectedStatus),
+    ])
+    func badBackendsAreTypedErrorsAndCacheNothing(path: String, format: TokenResponseFormat, code: FleetAuthError.Code)
+        async throws
+    {
+        let provider = try driver(path, format: format)
+        do {
+            _ = try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1"))
+            Issue.record("expected \(code)")
+        } catch let error as FleetAuthError {
+            #expect(error.code == code, "\(error)")
+        }
+        #expect(provider.engine.cachedScopeCount == 0)
+    }
+
+    @Test func hangingBackendTimesOutOnTheInjectedClock() async throws {
+        let clock = ManualWallClock(now: Date())
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/conformance/hang"), timeout: 5), transport: URLSessionTransport(),
+            clock: clock, retry: .none)
+        let fetch = Task { try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1")) }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: 5)
+        do {
+            _ = try await fetch.value
+            Issue.record("expected timedOut")
+        } catch let error as FleetAuthError {
+            #expect(error.code == .timedOut)
+        }
+    }
+}
