@@ -1,10 +1,10 @@
 public import FleetAuthCore
 
 #if canImport(FoundationNetworking)
-import Foundation
-public import FoundationNetworking
+    import Foundation
+    public import FoundationNetworking
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// The production ``HTTPTransport``, over `URLSession` (FoundationNetworking on Linux).
@@ -93,13 +93,15 @@ public final class URLSessionTransport: HTTPTransport {
         if let finalHost = http.url?.host, finalHost.lowercased() != request.url.host?.lowercased() {
             throw FleetAuthError(
                 code: .redirectRefused,
-                message: "The request was redirected to another host (\(finalHost)); refusing its answer. Point the URL at the final host.",
+                message:
+                    "The request was redirected to another host (\(finalHost)); refusing its answer. Point the URL at the final host.",
                 url: request.url)
         }
         guard data.count <= configuration.maximumResponseBytes else {
             throw FleetAuthError(
                 code: .responseTooLarge,
-                message: "The body has \(data.count) bytes, over the transport's \(configuration.maximumResponseBytes)-byte cap.",
+                message:
+                    "The body has \(data.count) bytes, over the transport's \(configuration.maximumResponseBytes)-byte cap.",
                 url: request.url, status: http.statusCode)
         }
         var headers: [String: String] = [:]
@@ -110,7 +112,8 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     private static func urlRequest(for request: TransportRequest) -> URLRequest {
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false

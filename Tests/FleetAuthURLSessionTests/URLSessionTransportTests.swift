@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite("URLSession transport against a real loopback HTTP server")
@@ -22,7 +22,8 @@ struct URLSessionTransportTests {
 
     @Test func injectedSessionWorks() async throws {
         let transport = URLSessionTransport(session: URLSession(configuration: .ephemeral))
-        let response = try await transport.send(TransportRequest(url: URL(string: server.url("/conformance/status/404"))!))
+        let response = try await transport.send(
+            TransportRequest(url: URL(string: server.url("/conformance/status/404"))!))
         #expect(response.status == 404)
         #expect(response.header("X-CONFORMANCE") == "yes")
     }
@@ -30,7 +31,8 @@ struct URLSessionTransportTests {
     @Test func oversizedBodyIsRefused() async throws {
         let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: 1024))
         do {
-            _ = try await transport.send(TransportRequest(url: URL(string: server.url("/conformance/bytes?count=5000"))!))
+            _ = try await transport.send(
+                TransportRequest(url: URL(string: server.url("/conformance/bytes?count=5000"))!))
             Issue.record("expected responseTooLarge")
         } catch let error as FleetAuthError {
             #expect(error.code == .responseTooLarge)
@@ -132,7 +134,10 @@ struct EndToEndTests {
     @Test(arguments: [
         ("/token/token-only?wrongId=1", TokenResponseFormat.tokenOnly, FleetAuthError.Code.scopeMismatch),
         ("/token/swift-sample?expiryScale=1000", .swiftSample(), .expiryMismatch),
-        ("/token/expiration-timestamp-ms?expiryScale=0.001", .tokenWithExpirationTimestampMilliseconds, .expiryMismatch),
+        (
+            "/token/expiration-timestamp-ms?expiryScale=0.001", .tokenWithExpirationTimestampMilliseconds,
+            .expiryMismatch
+        ),
         ("/token/token-only?lifetime=7200", .tokenOnly, .lifetimeTooLong),
         ("/token/token-only?lifetime=5", .tokenOnly, .lifetimeTooShort),
         ("/token/jwt-expiration-timestamp", .tokenOnly, .malformedResponse),

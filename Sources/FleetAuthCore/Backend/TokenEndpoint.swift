@@ -98,11 +98,14 @@ public struct TokenEndpoint: Sendable {
         do {
             extra = try await headers(scope)
         } catch is CancellationError {
-            throw FleetAuthError(code: .credentialsUnavailable, message: "Cancelled while the header provider ran.", scope: scope, underlyingError: CancellationError())
+            throw FleetAuthError(
+                code: .credentialsUnavailable, message: "Cancelled while the header provider ran.", scope: scope,
+                underlyingError: CancellationError())
         } catch {
             throw FleetAuthError(
                 code: .credentialsUnavailable,
-                message: "The header provider threw, so no credential could be sent; make sure the user is signed in to the app.",
+                message:
+                    "The header provider threw, so no credential could be sent; make sure the user is signed in to the app.",
                 scope: scope, url: request.url, underlyingError: error)
         }
         for (name, value) in extra { request.headers[name] = value }
@@ -113,7 +116,8 @@ public struct TokenEndpoint: Sendable {
         var text = url
         if case .pathTemplate = idPlacement.value {
             guard text.contains("{id}") else {
-                throw configurationError("The URL template has no `{id}` placeholder; add one or use `.queryItems`.", scope)
+                throw configurationError(
+                    "The URL template has no `{id}` placeholder; add one or use `.queryItems`.", scope)
             }
             text = text.replacingOccurrences(of: "{id}", with: Self.pathEncoded(scope.id))
             if text.contains("{taskID}") {
@@ -123,7 +127,8 @@ public struct TokenEndpoint: Sendable {
         guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty
         else {
-            throw configurationError("The token URL is not an absolute http(s) URL; write it as https://host/path.", scope)
+            throw configurationError(
+                "The token URL is not an absolute http(s) URL; write it as https://host/path.", scope)
         }
         guard scheme == "https" || scheme == "http" else {
             throw configurationError("The token URL's scheme `\(scheme)` is not http or https.", scope)
@@ -131,7 +136,8 @@ public struct TokenEndpoint: Sendable {
         if scheme == "http", !allowsInsecureHTTP, !Self.isLoopback(host) {
             throw FleetAuthError(
                 code: .insecureEndpoint,
-                message: "Plain http to \(host) would send the token and the app's credential in clear text; use https, or set allowsInsecureHTTP for a trusted test network.",
+                message:
+                    "Plain http to \(host) would send the token and the app's credential in clear text; use https, or set allowsInsecureHTTP for a trusted test network.",
                 scope: scope)
         }
         if case .queryItems(let idName, let taskName) = idPlacement.value {

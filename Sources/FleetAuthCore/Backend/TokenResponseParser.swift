@@ -17,7 +17,9 @@ public struct TokenResponseParser: Sendable {
     public var maximumResponseBytes: Int
 
     /// Creates a parser.
-    public init(format: TokenResponseFormat, policy: RefreshPolicy = RefreshPolicy(), maximumResponseBytes: Int = 64 * 1024) {
+    public init(
+        format: TokenResponseFormat, policy: RefreshPolicy = RefreshPolicy(), maximumResponseBytes: Int = 64 * 1024
+    ) {
         self.format = format
         self.policy = policy
         self.maximumResponseBytes = maximumResponseBytes
@@ -42,7 +44,8 @@ public struct TokenResponseParser: Sendable {
         guard response.body.count <= maximumResponseBytes else {
             throw FleetAuthError(
                 code: .responseTooLarge,
-                message: "The body has \(response.body.count) bytes, over the \(maximumResponseBytes)-byte cap; return only the token and its expiry.",
+                message:
+                    "The body has \(response.body.count) bytes, over the \(maximumResponseBytes)-byte cap; return only the token and its expiry.",
                 status: response.status)
         }
         let (value, bodyExpiry) = try extract(response)
@@ -54,7 +57,8 @@ public struct TokenResponseParser: Sendable {
         }
         if let issued = claims.issuedLifetime, issued <= 0 {
             throw FleetAuthError(
-                code: .malformedToken, message: "The JWT's `exp` is not after its `iat`; check how the backend computes them.")
+                code: .malformedToken,
+                message: "The JWT's `exp` is not after its `iat`; check how the backend computes them.")
         }
         let serverNow = Self.serverDate(response) ?? claims.issuedAt ?? receivedAt
         if let bodyExpiry { try check(bodyExpiry, against: exp, serverNow: serverNow) }
@@ -62,26 +66,34 @@ public struct TokenResponseParser: Sendable {
         guard remaining > 0 else {
             throw FleetAuthError(
                 code: .tokenExpired,
-                message: "The token expired \(Int(-remaining)) s before the backend answered (by the backend's own clock); mint a new token per request instead of serving an old one.")
+                message:
+                    "The token expired \(Int(-remaining)) s before the backend answered (by the backend's own clock); mint a new token per request instead of serving an old one."
+            )
         }
         let lifetime = claims.issuedLifetime ?? remaining
         guard lifetime <= policy.maximumLifetime + policy.expiryTolerance else {
             throw FleetAuthError(
                 code: .lifetimeTooLong,
-                message: "The token lives \(Int(lifetime)) s (exp − iat); the fleet service rejects more than \(Int(policy.maximumLifetime)) s. Shorten the lifetime the backend sets.")
+                message:
+                    "The token lives \(Int(lifetime)) s (exp − iat); the fleet service rejects more than \(Int(policy.maximumLifetime)) s. Shorten the lifetime the backend sets."
+            )
         }
         guard lifetime >= policy.minimumLifetime,
             remaining > policy.minimumRemaining(forLifetime: lifetime)
         else {
             throw FleetAuthError(
                 code: .lifetimeTooShort,
-                message: "The token arrived with \(Int(remaining)) s of its \(Int(lifetime)) s left, too little to use; mint tokens that live at least \(Int(policy.minimumLifetime)) s and serve them fresh.")
+                message:
+                    "The token arrived with \(Int(remaining)) s of its \(Int(lifetime)) s left, too little to use; mint tokens that live at least \(Int(policy.minimumLifetime)) s and serve them fresh."
+            )
         }
         guard claims.covers(scope) else {
             let named = claims.authorization.keys.sorted().joined(separator: ", ")
             throw FleetAuthError(
                 code: .scopeMismatch,
-                message: "The token's `authorization` claim (\(named.isEmpty ? "absent" : "keys: \(named)")) does not name \(scope); mint the token for the ID in the request.")
+                message:
+                    "The token's `authorization` claim (\(named.isEmpty ? "absent" : "keys: \(named)")) does not name \(scope); mint the token for the ID in the request."
+            )
         }
         return AuthToken(
             value: value, claims: claims, scope: scope, receivedAt: receivedAt,
@@ -94,7 +106,8 @@ public struct TokenResponseParser: Sendable {
         case 300...399:
             throw FleetAuthError(
                 code: .redirectRefused,
-                message: "The backend redirected (HTTP \(response.status)); token requests do not follow redirects, so the app's credential cannot leak to another host. Point the endpoint at the final URL.",
+                message:
+                    "The backend redirected (HTTP \(response.status)); token requests do not follow redirects, so the app's credential cannot leak to another host. Point the endpoint at the final URL.",
                 status: response.status)
         default:
             let retryAfter = Self.retryAfter(response)
@@ -129,7 +142,9 @@ public struct TokenResponseParser: Sendable {
             }
             guard let rawToken = object[tokenKey] else {
                 let keys = object.keys.sorted().prefix(10).joined(separator: ", ")
-                throw malformed("The JSON has no `\(tokenKey)` key (keys: \(keys.isEmpty ? "none" : keys)); choose the format that matches the backend", response)
+                throw malformed(
+                    "The JSON has no `\(tokenKey)` key (keys: \(keys.isEmpty ? "none" : keys)); choose the format that matches the backend",
+                    response)
             }
             guard let token = rawToken as? String else {
                 throw malformed("`\(tokenKey)` is \(Self.jsonTypeName(rawToken)), not a string", response)
@@ -164,13 +179,16 @@ public struct TokenResponseParser: Sendable {
         guard abs(gap) > policy.expiryTolerance else { return }
         let ratio = abs(stated.timeIntervalSince(serverNow)) / max(1, abs(exp.timeIntervalSince(serverNow)))
         let unitHint =
-            if field.unit == .absoluteSeconds && bodyExpiry > 1e11 { " The number looks like milliseconds." }
-            else if field.unit == .absoluteMilliseconds && bodyExpiry < 1e11 { " The number looks like seconds." }
-            else if ratio > 500 { " It is about 1000× too far out: a milliseconds/seconds mix-up." }
-            else { "" }
+            if field.unit == .absoluteSeconds && bodyExpiry > 1e11 {
+                " The number looks like milliseconds."
+            } else if field.unit == .absoluteMilliseconds && bodyExpiry < 1e11 {
+                " The number looks like seconds."
+            } else if ratio > 500 { " It is about 1000× too far out: a milliseconds/seconds mix-up." } else { "" }
         throw FleetAuthError(
             code: .expiryMismatch,
-            message: "`\(field.key)` read as \(field.unit) says the token expires \(Int(gap)) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint) Fix the unit in the backend or pick the matching format.")
+            message:
+                "`\(field.key)` read as \(field.unit) says the token expires \(Int(gap)) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint) Fix the unit in the backend or pick the matching format."
+        )
     }
 
     private func malformed(_ problem: String, _ response: TransportResponse) -> FleetAuthError {

@@ -80,10 +80,11 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
 
     private static func check(_ value: String, field: String, scope: AuthorizationScope) throws(FleetAuthError) {
         let problem: String? =
-            if value.isEmpty { "is empty" }
-            else if value.count > 256 { "is longer than 256 characters" }
-            else if value.trimmingWhitespace() != value { "has leading or trailing whitespace" }
-            else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            if value.isEmpty { "is empty" } else if value.count > 256 {
+                "is longer than 256 characters"
+            } else if value.trimmingWhitespace() != value {
+                "has leading or trailing whitespace"
+            } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 "contains control characters"
             } else { nil }
         if let problem {

@@ -71,7 +71,9 @@ public struct RefreshPolicy: Sendable, Hashable {
         else {
             throw FleetAuthError(
                 code: .invalidConfiguration,
-                message: "The refresh policy needs finite, non-negative values with refreshWindow ≥ minimumRemainingLifetime and maximumLifetime ≥ minimumLifetime.")
+                message:
+                    "The refresh policy needs finite, non-negative values with refreshWindow ≥ minimumRemainingLifetime and maximumLifetime ≥ minimumLifetime."
+            )
         }
     }
 }

@@ -56,7 +56,9 @@ public struct RetryPolicy: Sendable, Hashable {
         guard maximumAttempts >= 1, values.allSatisfy({ $0.isFinite && $0 >= 0 }), jitter <= 1, deadline > 0 else {
             throw FleetAuthError(
                 code: .invalidConfiguration,
-                message: "The retry policy needs maximumAttempts ≥ 1, a positive deadline, jitter in 0…1 and finite, non-negative times.")
+                message:
+                    "The retry policy needs maximumAttempts ≥ 1, a positive deadline, jitter in 0…1 and finite, non-negative times."
+            )
         }
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The caching and refreshing engine behind the driver and consumer providers.
 ///
@@ -216,7 +216,8 @@ public final class TokenEngine: Sendable {
                 result = .failure(
                     FleetAuthError(
                         code: .rejectedTokenReissued,
-                        message: "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again.",
+                        message:
+                            "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again.",
                         scope: scope))
             }
             switch result {
@@ -228,7 +229,8 @@ public final class TokenEngine: Sendable {
                 }
             case .failure(let error):
                 if configuration.retry.failureCooldown > 0 {
-                    state.cooldowns[scope] = Cooldown(error: error, until: now.addingTimeInterval(configuration.retry.failureCooldown))
+                    state.cooldowns[scope] = Cooldown(
+                        error: error, until: now.addingTimeInterval(configuration.retry.failureCooldown))
                 }
             }
             return Array(flight.waiters.values)
@@ -277,7 +279,9 @@ public final class TokenEngine: Sendable {
                     let delay = max(backoff, error.retryAfter ?? 0)
                     if finished.addingTimeInterval(delay) < deadline { wait = delay }
                 }
-                emit(.fetchFailed(scope, error: error, duration: finished.timeIntervalSince(attemptStart), retryIn: wait))
+                emit(
+                    .fetchFailed(scope, error: error, duration: finished.timeIntervalSince(attemptStart), retryIn: wait)
+                )
                 guard let wait else { return .failure(error) }
                 do {
                     try await clock.sleep(for: wait)
@@ -317,7 +321,8 @@ public final class TokenEngine: Sendable {
             return .failure(
                 FleetAuthError(
                     code: .transportFailure,
-                    message: "The request to the token backend failed before an answer arrived; check connectivity and the host name.",
+                    message:
+                        "The request to the token backend failed before an answer arrived; check connectivity and the host name.",
                     scope: scope, url: request.url, underlyingError: error))
         }
         return Result { () throws(FleetAuthError) -> AuthToken in
@@ -348,12 +353,15 @@ public final class TokenEngine: Sendable {
     {
         FleetAuthError(
             code: .timedOut,
-            message: "The token backend did not answer within \(String(format: "%.1f", seconds)) s; check that it is up, or raise the endpoint timeout.",
+            message:
+                "The token backend did not answer within \(String(format: "%.1f", seconds)) s; check that it is up, or raise the endpoint timeout.",
             scope: scope, url: request.url)
     }
 
     private static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
-        FleetAuthError(code: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).", scope: scope)
+        FleetAuthError(
+            code: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).",
+            scope: scope)
     }
 
     // MARK: - Invalidation
@@ -395,7 +403,11 @@ public final class TokenEngine: Sendable {
         for flight in flights {
             flight.task?.cancel()
             for waiter in flight.waiters.values {
-                waiter.resume(throwing: FleetAuthError(code: .signedOut, message: "Every token was invalidated (sign-out) while this fetch ran; sign in again and retry."))
+                waiter.resume(
+                    throwing: FleetAuthError(
+                        code: .signedOut,
+                        message: "Every token was invalidated (sign-out) while this fetch ran; sign in again and retry."
+                    ))
             }
         }
         emit(.invalidatedAll)

@@ -98,4 +98,3 @@ public enum JWTDecoder {
             message: "The token \(problem). Have the backend return the compact JWT it minted.")
     }
 }
-

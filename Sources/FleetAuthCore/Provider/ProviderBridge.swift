@@ -40,7 +40,8 @@ package enum ProviderBridge {
                     continuation.resume(
                         throwing: FleetAuthError(
                             code: .emptyProviderResponse,
-                            message: "The provider completed with neither a token nor an error; it must pass one of them."))
+                            message:
+                                "The provider completed with neither a token nor an error; it must pass one of them."))
                 }
             }
         }

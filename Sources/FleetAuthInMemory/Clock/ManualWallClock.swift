@@ -65,7 +65,8 @@ public final class ManualWallClock: WallClock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let ready: [CheckedContinuation<Void, Never>]? = state.withLock { state in
                     if Task.isCancelled { return nil }
-                    state.sleepers[id] = Sleeper(deadline: state.now.addingTimeInterval(duration), continuation: continuation)
+                    state.sleepers[id] = Sleeper(
+                        deadline: state.now.addingTimeInterval(duration), continuation: continuation)
                     return state.takeSatisfiedWatchers()
                 }
                 guard let ready else { return continuation.resume(throwing: CancellationError()) }

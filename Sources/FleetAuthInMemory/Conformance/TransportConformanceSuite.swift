@@ -90,9 +90,14 @@ public struct TransportConformanceSuite: Sendable {
     }
 
     private func checkGet() async throws -> Failure? {
-        let (response, object) = try await echo(TransportRequest(url: url("/conformance/echo", query: "vehicleId=v%2B1")))
-        guard response.status == 200 else { return Failure(check: "get", detail: "status \(response.status), expected 200") }
-        guard object["method"] as? String == "GET" else { return Failure(check: "get", detail: "server saw method \(object["method"] ?? "none")") }
+        let (response, object) = try await echo(
+            TransportRequest(url: url("/conformance/echo", query: "vehicleId=v%2B1")))
+        guard response.status == 200 else {
+            return Failure(check: "get", detail: "status \(response.status), expected 200")
+        }
+        guard object["method"] as? String == "GET" else {
+            return Failure(check: "get", detail: "server saw method \(object["method"] ?? "none")")
+        }
         guard object["query"] as? String == "vehicleId=v%2B1" else {
             return Failure(check: "get", detail: "query arrived as \(object["query"] ?? "none"), expected it unchanged")
         }
@@ -127,7 +132,9 @@ public struct TransportConformanceSuite: Sendable {
         for status in [401, 404, 429, 503] {
             let response = try await transport.send(TransportRequest(url: url("/conformance/status/\(status)")))
             guard response.status == status else {
-                return Failure(check: "nonSuccessStatus", detail: "got \(response.status) for \(status): return non-2xx responses, do not throw")
+                return Failure(
+                    check: "nonSuccessStatus",
+                    detail: "got \(response.status) for \(status): return non-2xx responses, do not throw")
             }
             guard response.header("x-conformance") == "yes" else {
                 return Failure(check: "nonSuccessStatus", detail: "response headers were lost for \(status)")
@@ -141,9 +148,13 @@ public struct TransportConformanceSuite: Sendable {
 
     private func checkLargeBody() async throws -> Failure? {
         let count = 48 * 1024
-        let response = try await transport.send(TransportRequest(url: url("/conformance/bytes", query: "count=\(count)")))
-        guard response.status == 200, response.body.count == count, response.body.allSatisfy({ $0 == UInt8(ascii: "a") }) else {
-            return Failure(check: "largeBody", detail: "status \(response.status), \(response.body.count) of \(count) bytes")
+        let response = try await transport.send(
+            TransportRequest(url: url("/conformance/bytes", query: "count=\(count)")))
+        guard response.status == 200, response.body.count == count,
+            response.body.allSatisfy({ $0 == UInt8(ascii: "a") })
+        else {
+            return Failure(
+                check: "largeBody", detail: "status \(response.status), \(response.body.count) of \(count) bytes")
         }
         return nil
     }
@@ -151,7 +162,10 @@ public struct TransportConformanceSuite: Sendable {
     private func checkRedirect() async throws -> Failure? {
         let response = try await transport.send(TransportRequest(url: url("/conformance/redirect")))
         guard (300...399).contains(response.status) else {
-            return Failure(check: "redirectNotFollowed", detail: "got \(response.status): the transport followed a redirect to another host; return the 3xx instead")
+            return Failure(
+                check: "redirectNotFollowed",
+                detail:
+                    "got \(response.status): the transport followed a redirect to another host; return the 3xx instead")
         }
         return nil
     }
@@ -163,10 +177,14 @@ public struct TransportConformanceSuite: Sendable {
         task.cancel()
         switch await task.result {
         case .success(let response):
-            return Failure(check: "cancellation", detail: "a cancelled request returned HTTP \(response.status); throw CancellationError")
+            return Failure(
+                check: "cancellation",
+                detail: "a cancelled request returned HTTP \(response.status); throw CancellationError")
         case .failure(let error):
             guard error is CancellationError else {
-                return Failure(check: "cancellation", detail: "a cancelled request threw \(type(of: error)); throw CancellationError")
+                return Failure(
+                    check: "cancellation",
+                    detail: "a cancelled request threw \(type(of: error)); throw CancellationError")
             }
             return nil
         }
@@ -191,7 +209,8 @@ extension InMemoryTransport {
         }
         for status in [401, 404, 429, 503] {
             route("/conformance/status/\(status)") { _ in
-                TransportResponse(status: status, headers: ["X-Conformance": "yes"], body: Data("status \(status)".utf8))
+                TransportResponse(
+                    status: status, headers: ["X-Conformance": "yes"], body: Data("status \(status)".utf8))
             }
         }
         route("/conformance/bytes") { request in

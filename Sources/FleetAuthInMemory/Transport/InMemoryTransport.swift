@@ -108,7 +108,8 @@ public final class InMemoryTransport: HTTPTransport {
         let (fault, latency, handler) = state.withLock { state in
             let index = state.requests.count
             state.requests.append(request)
-            let fault = state.scriptedFaults.isEmpty
+            let fault =
+                state.scriptedFaults.isEmpty
                 ? state.injector?(request, index) : state.scriptedFaults.removeFirst()
             let route = state.routes.first {
                 $0.path == request.url.path && ($0.method == nil || $0.method == request.method)
@@ -126,7 +127,8 @@ public final class InMemoryTransport: HTTPTransport {
         case nil: break
         }
         guard let handler else {
-            return TransportResponse(status: 404, headers: ["Content-Type": "text/plain"], body: Data("no route".utf8), url: request.url)
+            return TransportResponse(
+                status: 404, headers: ["Content-Type": "text/plain"], body: Data("no route".utf8), url: request.url)
         }
         var response = try await handler(request)
         if response.url == nil { response.url = request.url }

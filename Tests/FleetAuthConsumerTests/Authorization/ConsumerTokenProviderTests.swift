@@ -49,7 +49,8 @@ struct ConsumerTokenProviderTests {
 
     @Test func tokenForAnotherTripIsRefused() async throws {
         transport.route("/trip-token") { _ in
-            try await self.backend.respond(to: TransportRequest(url: URL(string: "https://b.example/t?tripId=t-other")!))
+            try await self.backend.respond(
+                to: TransportRequest(url: URL(string: "https://b.example/t?tripId=t-other")!))
         }
         do {
             _ = try await provider.fetchToken(with: ConsumerAuthorizationContext(tripID: "t-7"))

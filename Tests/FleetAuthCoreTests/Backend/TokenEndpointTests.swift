@@ -8,12 +8,14 @@ struct TokenEndpointTests {
         let endpoint = TokenEndpoint(url: "https://api.example.com/token?client=ios")
         let request = try endpoint.baseRequest(for: .vehicle("v+1 &x", taskID: "t-9"))
         #expect(request.method == .get)
-        #expect(request.url.absoluteString == "https://api.example.com/token?client=ios&vehicleId=v%2B1%20%26x&taskId=t-9")
+        #expect(
+            request.url.absoluteString == "https://api.example.com/token?client=ios&vehicleId=v%2B1%20%26x&taskId=t-9")
         #expect(request.body == nil)
     }
 
     @Test func customQueryItemNames() throws {
-        let endpoint = TokenEndpoint(url: "https://api.example.com/token", idPlacement: .queryItems(idName: "vid", taskName: "tid"))
+        let endpoint = TokenEndpoint(
+            url: "https://api.example.com/token", idPlacement: .queryItems(idName: "vid", taskName: "tid"))
         let request = try endpoint.baseRequest(for: .vehicle("v-1", taskID: "t-1"))
         #expect(request.url.query == "vid=v-1&tid=t-1")
     }

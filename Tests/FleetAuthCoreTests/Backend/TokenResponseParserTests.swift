@@ -45,7 +45,8 @@ struct TokenResponseParserTests {
     }
 
     @Test func withoutDateHeaderIatIsTheServerTime() throws {
-        let token = try parse(Answers.json(["token": Answers.jwt()], date: nil), receivedAt: now.addingTimeInterval(-500))
+        let token = try parse(
+            Answers.json(["token": Answers.jwt()], date: nil), receivedAt: now.addingTimeInterval(-500))
         #expect(token.expiresAt == now.addingTimeInterval(-500 + 3600))
     }
 
@@ -94,7 +95,10 @@ struct TokenResponseParserTests {
         ("401", Answers.json([:], status: 401), .tokenOnly, .unexpectedStatus),
         ("404", Answers.json([:], status: 404), .tokenOnly, .unexpectedStatus),
         ("429", Answers.json([:], status: 429), .tokenOnly, .unexpectedStatus),
-        ("302", Answers.raw(Data(), status: 302, headers: ["Location": "https://evil.example/"]), .tokenOnly, .redirectRefused),
+        (
+            "302", Answers.raw(Data(), status: 302, headers: ["Location": "https://evil.example/"]), .tokenOnly,
+            .redirectRefused
+        ),
         ("body over cap", Answers.json(["token": big]), .tokenOnly, .responseTooLarge),
         ("not JSON", Answers.raw(Data("<html>hi</html>".utf8)), .tokenOnly, .malformedResponse),
         ("truncated JSON", Answers.raw(Data(#"{"token": "abc"#.utf8)), .tokenOnly, .malformedResponse),
@@ -109,24 +113,62 @@ struct TokenResponseParserTests {
         ("token not a JWT", Answers.json(["token": "opaque-session-token"]), .tokenOnly, .malformedToken),
         ("plain text empty", Answers.raw(Data(" \n".utf8)), .plainText, .malformedResponse),
         ("plain text not UTF-8", Answers.raw(Data([0xff, 0xfe, 0xfd])), .plainText, .malformedResponse),
-        ("exp missing", Answers.json(["token": InMemoryTokenBackend.jwt(payload: ["authorization": ["vehicleid": "v-42"]])]), .tokenOnly, .missingExpiry),
+        (
+            "exp missing",
+            Answers.json(["token": InMemoryTokenBackend.jwt(payload: ["authorization": ["vehicleid": "v-42"]])]),
+            .tokenOnly, .missingExpiry
+        ),
         ("exp before iat", Answers.json(["token": Answers.jwt(exp: 1_799_999_000)]), .tokenOnly, .malformedToken),
         ("expiry key missing", Answers.json(["token": Answers.jwt()]), .tokenWithExpiresInSeconds, .malformedResponse),
-        ("expiry is a string", Answers.json(["token": Answers.jwt(), "expiresInSeconds": "3600"]), .tokenWithExpiresInSeconds, .malformedResponse),
-        ("expiry is negative", Answers.json(["token": Answers.jwt(), "expiresInSeconds": -1]), .tokenWithExpiresInSeconds, .malformedResponse),
-        ("expiry is a boolean", Answers.json(["token": Answers.jwt(), "expiresInSeconds": true]), .tokenWithExpiresInSeconds, .malformedResponse),
-        ("expiry is huge", Answers.json(["token": Answers.jwt(), "expiration": 1e300]), .swiftSample(), .malformedResponse),
-        ("ms sent as s", Answers.json(["jwt": Answers.jwt(), "expirationTimestamp": 1_800_003_600]), .jwtWithExpirationTimestamp, .expiryMismatch),
-        ("relative sent as absolute", Answers.json(["token": Answers.jwt(), "expiration": 3600]), .swiftSample(), .expiryMismatch),
-        ("absolute sent as relative", Answers.json(["token": Answers.jwt(), "expiration": 1_800_003_600]), .objectiveCSample(), .expiryMismatch),
+        (
+            "expiry is a string", Answers.json(["token": Answers.jwt(), "expiresInSeconds": "3600"]),
+            .tokenWithExpiresInSeconds, .malformedResponse
+        ),
+        (
+            "expiry is negative", Answers.json(["token": Answers.jwt(), "expiresInSeconds": -1]),
+            .tokenWithExpiresInSeconds, .malformedResponse
+        ),
+        (
+            "expiry is a boolean", Answers.json(["token": Answers.jwt(), "expiresInSeconds": true]),
+            .tokenWithExpiresInSeconds, .malformedResponse
+        ),
+        (
+            "expiry is huge", Answers.json(["token": Answers.jwt(), "expiration": 1e300]), .swiftSample(),
+            .malformedResponse
+        ),
+        (
+            "ms sent as s", Answers.json(["jwt": Answers.jwt(), "expirationTimestamp": 1_800_003_600]),
+            .jwtWithExpirationTimestamp, .expiryMismatch
+        ),
+        (
+            "relative sent as absolute", Answers.json(["token": Answers.jwt(), "expiration": 3600]), .swiftSample(),
+            .expiryMismatch
+        ),
+        (
+            "absolute sent as relative", Answers.json(["token": Answers.jwt(), "expiration": 1_800_003_600]),
+            .objectiveCSample(), .expiryMismatch
+        ),
         ("other vehicle", Answers.json(["token": Answers.jwt(id: "v-43")]), .tokenOnly, .scopeMismatch),
-        ("trip token for a vehicle", Answers.json(["token": Answers.jwt(id: "v-42", key: "tripid")]), .tokenOnly, .scopeMismatch),
-        ("no authorization claim", Answers.json(["token": InMemoryTokenBackend.jwt(payload: ["iat": 1_800_000_000, "exp": 1_800_003_600])]), .tokenOnly, .scopeMismatch),
-        ("expired on arrival", Answers.json(["token": Answers.jwt(iat: 1_799_990_000, lifetime: 3600)]), .tokenOnly, .tokenExpired),
+        (
+            "trip token for a vehicle", Answers.json(["token": Answers.jwt(id: "v-42", key: "tripid")]), .tokenOnly,
+            .scopeMismatch
+        ),
+        (
+            "no authorization claim",
+            Answers.json(["token": InMemoryTokenBackend.jwt(payload: ["iat": 1_800_000_000, "exp": 1_800_003_600])]),
+            .tokenOnly, .scopeMismatch
+        ),
+        (
+            "expired on arrival", Answers.json(["token": Answers.jwt(iat: 1_799_990_000, lifetime: 3600)]), .tokenOnly,
+            .tokenExpired
+        ),
         ("lifetime over an hour", Answers.json(["token": Answers.jwt(lifetime: 7200)]), .tokenOnly, .lifetimeTooLong),
         ("lifetime a day", Answers.json(["token": Answers.jwt(lifetime: 86_400)]), .tokenOnly, .lifetimeTooLong),
         ("lifetime 10 s", Answers.json(["token": Answers.jwt(lifetime: 10)]), .tokenOnly, .lifetimeTooShort),
-        ("almost expired", Answers.json(["token": Answers.jwt(iat: 1_799_996_500, lifetime: 3600)]), .tokenOnly, .lifetimeTooShort),
+        (
+            "almost expired", Answers.json(["token": Answers.jwt(iat: 1_799_996_500, lifetime: 3600)]), .tokenOnly,
+            .lifetimeTooShort
+        ),
     ]
 
     @Test(arguments: badAnswers)
@@ -159,7 +201,8 @@ struct TokenResponseParserTests {
     }
 
     @Test func retryAfterAsHTTPDate() {
-        let response = Answers.raw(Data(), status: 503, headers: ["Retry-After": HTTPDate.format(now.addingTimeInterval(12))])
+        let response = Answers.raw(
+            Data(), status: 503, headers: ["Retry-After": HTTPDate.format(now.addingTimeInterval(12))])
         #expect(TokenResponseParser.retryAfter(response) == 12)
     }
 }

@@ -255,10 +255,13 @@ struct TokenEngineFailureTests {
         let endpoint = TokenEndpoint(url: "https://b.example/token")
         let transport = InMemoryTransport()
         #expect(throws: FleetAuthError.self) {
-            try TokenEngine(configuration: .init(endpoint: endpoint, transport: transport, retry: RetryPolicy(maximumAttempts: 0)))
+            try TokenEngine(
+                configuration: .init(endpoint: endpoint, transport: transport, retry: RetryPolicy(maximumAttempts: 0)))
         }
         #expect(throws: FleetAuthError.self) {
-            try TokenEngine(configuration: .init(endpoint: endpoint, transport: transport, refresh: RefreshPolicy(refreshWindow: 10)))
+            try TokenEngine(
+                configuration: .init(
+                    endpoint: endpoint, transport: transport, refresh: RefreshPolicy(refreshWindow: 10)))
         }
         #expect(throws: FleetAuthError.self) {
             try TokenEngine(configuration: .init(endpoint: endpoint, transport: transport, cacheCapacity: 0))

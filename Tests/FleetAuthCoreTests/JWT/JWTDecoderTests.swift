@@ -32,7 +32,10 @@ struct JWTDecoderTests {
         ("empty", ""),
         ("two parts", "abc.def"),
         ("four parts", "a.b.c.d"),
-        ("empty signature", InMemoryTokenBackend.jwt(payload: ["exp": 1]).split(separator: ".").prefix(2).joined(separator: ".") + "."),
+        (
+            "empty signature",
+            InMemoryTokenBackend.jwt(payload: ["exp": 1]).split(separator: ".").prefix(2).joined(separator: ".") + "."
+        ),
         ("header not base64url", "%%%.eyJleHAiOjF9.c2ln"),
         ("payload not base64url", "eyJhbGciOiJSUzI1NiJ9.***.c2ln"),
         ("payload not JSON", "eyJhbGciOiJSUzI1NiJ9." + Base64URL.encode(Data("not json".utf8)) + ".c2ln"),

@@ -53,7 +53,10 @@ struct AuthTokenTests {
         let error = FleetAuthError(
             code: .unexpectedStatus, message: "The backend answered HTTP 500.", scope: .vehicle("v-1"),
             url: URL(string: "https://user:pw@api.example.com/token?key=secret-api-key#frag"), status: 500)
-        #expect(error.description == "FleetAuthError.unexpectedStatus (vehicle v-1, HTTP 500, https://api.example.com/token): The backend answered HTTP 500.")
+        #expect(
+            error.description
+                == "FleetAuthError.unexpectedStatus (vehicle v-1, HTTP 500, https://api.example.com/token): The backend answered HTTP 500."
+        )
         #expect(!error.debugDescription.contains("secret-api-key"))
         #expect(error.localizedDescription.contains("unexpectedStatus"))
     }

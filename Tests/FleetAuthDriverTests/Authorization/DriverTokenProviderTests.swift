@@ -15,7 +15,8 @@ struct DriverFixture {
         backend = InMemoryTokenBackend(clock: clock)
         transport.mount(backend, at: "/driver-token")
         provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport, clock: clock)
+            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport, clock: clock
+        )
     }
 }
 
@@ -25,7 +26,8 @@ final class CompletionLog: Sendable {
         let token: String?
         let error: (any Error)?
     }
-    private let state = LockedState<(calls: [Call], returned: Bool, waiters: [CheckedContinuation<Void, Never>])>(([], false, []))
+    private let state = LockedState<(calls: [Call], returned: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+        ([], false, []))
 
     var handler: AuthTokenFetchCompletionHandler {
         { token, error in
@@ -137,7 +139,9 @@ struct DriverTokenProviderTests {
         let second = try await fixture.provider.fetchToken(with: context)
         #expect(AuthToken.fingerprint(of: second) != AuthToken.fingerprint(of: first))
         #expect(!fixture.provider.invalidate(first, for: context))
-        #expect(AuthToken.fingerprint(of: try await fixture.provider.fetchToken(with: context)) == AuthToken.fingerprint(of: second))
+        #expect(
+            AuthToken.fingerprint(of: try await fixture.provider.fetchToken(with: context))
+                == AuthToken.fingerprint(of: second))
         fixture.provider.invalidateAll()
         #expect(fixture.provider.engine.cachedScopeCount == 0)
     }

@@ -43,7 +43,8 @@ struct InMemoryTokenBackendTests {
     @Test func clockOffsetAndWildcardAreApplied() async throws {
         let clock = ManualWallClock()
         let backend = InMemoryTokenBackend(clock: clock, configuration: .init(clockOffset: 7200, mintsWildcard: true))
-        let response = try await backend.respond(to: TransportRequest(url: URL(string: "https://b.example/t?tripId=t-1")!))
+        let response = try await backend.respond(
+            to: TransportRequest(url: URL(string: "https://b.example/t?tripId=t-1")!))
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         let claims = try JWTDecoder.decode(try #require(object["token"] as? String))
         #expect(claims.authorization["tripid"] == ["*"])

@@ -9,8 +9,12 @@ struct ManualWallClockTests {
         let clock = ManualWallClock()
         let start = clock.now()
         let woke = LockedState<[Int]>([])
-        let short = Task { try await clock.sleep(for: 1); woke.withLock { $0.append(1) } }
-        let long = Task { try await clock.sleep(for: 5); woke.withLock { $0.append(5) } }
+        let short = Task {
+            try await clock.sleep(for: 1); woke.withLock { $0.append(1) }
+        }
+        let long = Task {
+            try await clock.sleep(for: 5); woke.withLock { $0.append(5) }
+        }
         await clock.waitForSleepers(count: 2)
         clock.advance(by: 2)
         try await short.value

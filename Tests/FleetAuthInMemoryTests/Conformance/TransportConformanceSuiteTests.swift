@@ -33,6 +33,9 @@ struct TransportConformanceSuiteTests {
         let inner = InMemoryTransport()
         inner.mountConformanceRoutes()
         let failures = await TransportConformanceSuite(transport: CarelessTransport(base: inner), baseURL: base).run()
-        #expect(Set(failures.map(\.check)) == ["headersRoundTrip", "nonSuccessStatus", "redirectNotFollowed", "cancellation"])
+        #expect(
+            Set(failures.map(\.check)) == [
+                "headersRoundTrip", "nonSuccessStatus", "redirectNotFollowed", "cancellation",
+            ])
     }
 }

@@ -65,7 +65,7 @@ final class LoopbackServer: Sendable {
 }
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLSession {
