@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A value guarded by a lock, shared by FleetAuth's own modules.
 ///

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Base64url without padding (RFC 4648 §5), as JWTs use it. Shared by FleetAuth's modules.
 package enum Base64URL {

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Reads numbers out of `JSONSerialization` results, telling JSON booleans apart.
 package enum JSONNumber {

@@ -28,33 +28,45 @@ struct JWTDecoderTests {
         #expect(claims.audience == ["a", "b"])
     }
 
-    static let malformed: [(String, String)] = [
-        ("empty", ""),
-        ("two parts", "abc.def"),
-        ("four parts", "a.b.c.d"),
-        (
+    static let malformed: [MalformedToken] = [
+        MalformedToken("empty", ""),
+        MalformedToken("two parts", "abc.def"),
+        MalformedToken("four parts", "a.b.c.d"),
+        MalformedToken(
             "empty signature",
             InMemoryTokenBackend.jwt(payload: ["exp": 1]).split(separator: ".").prefix(2).joined(separator: ".") + "."
         ),
-        ("header not base64url", "%%%.eyJleHAiOjF9.c2ln"),
-        ("payload not base64url", "eyJhbGciOiJSUzI1NiJ9.***.c2ln"),
-        ("payload not JSON", "eyJhbGciOiJSUzI1NiJ9." + Base64URL.encode(Data("not json".utf8)) + ".c2ln"),
-        ("payload is an array", "eyJhbGciOiJSUzI1NiJ9." + Base64URL.encode(Data("[1,2]".utf8)) + ".c2ln"),
-        ("exp is a string", InMemoryTokenBackend.jwt(payload: ["exp": "1800000000"])),
-        ("exp is a boolean", InMemoryTokenBackend.jwt(payload: ["exp": true])),
-        ("exp is negative", InMemoryTokenBackend.jwt(payload: ["exp": -5])),
-        ("exp is huge", InMemoryTokenBackend.jwt(payload: ["exp": 1e300])),
-        ("iat is an object", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iat": ["a": 1]])),
-        ("aud is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "aud": 7])),
-        ("aud list holds a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "aud": ["a", 7]])),
-        ("authorization is a string", InMemoryTokenBackend.jwt(payload: ["exp": 1, "authorization": "v-42"])),
-        ("iss is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iss": 3])),
-        ("too long", String(repeating: "a", count: JWTDecoder.maximumTokenLength + 1)),
-        ("whitespace inside", " " + InMemoryTokenBackend.jwt(payload: ["exp": 1])),
+        MalformedToken("header not base64url", "%%%.eyJleHAiOjF9.c2ln"),
+        MalformedToken("payload not base64url", "eyJhbGciOiJSUzI1NiJ9.***.c2ln"),
+        MalformedToken("payload not JSON", "eyJhbGciOiJSUzI1NiJ9." + Base64URL.encode(Data("not json".utf8)) + ".c2ln"),
+        MalformedToken("payload is an array", "eyJhbGciOiJSUzI1NiJ9." + Base64URL.encode(Data("[1,2]".utf8)) + ".c2ln"),
+        MalformedToken("exp is a string", InMemoryTokenBackend.jwt(payload: ["exp": "1800000000"])),
+        MalformedToken("exp is a boolean", InMemoryTokenBackend.jwt(payload: ["exp": true])),
+        MalformedToken("exp is negative", InMemoryTokenBackend.jwt(payload: ["exp": -5])),
+        MalformedToken("exp is huge", InMemoryTokenBackend.jwt(payload: ["exp": 1e300])),
+        MalformedToken("iat is an object", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iat": ["a": 1]])),
+        MalformedToken("aud is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "aud": 7])),
+        MalformedToken("aud list holds a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "aud": ["a", 7]])),
+        MalformedToken("authorization is a string", InMemoryTokenBackend.jwt(payload: ["exp": 1, "authorization": "v-42"])),
+        MalformedToken("iss is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iss": 3])),
+        MalformedToken("too long", String(repeating: "a", count: JWTDecoder.maximumTokenLength + 1)),
+        MalformedToken("whitespace inside", " " + InMemoryTokenBackend.jwt(payload: ["exp": 1])),
     ]
 
+    /// A malformed token with a name; test output shows only the name.
+    struct MalformedToken: CustomTestStringConvertible, Sendable {
+        let name: String
+        let token: String
+        init(_ name: String, _ token: String) {
+            self.name = name
+            self.token = token
+        }
+        var testDescription: String { name }
+    }
+
     @Test(arguments: malformed)
-    func malformedTokensAreTypedErrors(name: String, token: String) {
+    func malformedTokensAreTypedErrors(malformed: MalformedToken) {
+        let (name, token) = (malformed.name, malformed.token)
         #expect(throws: FleetAuthError.self, "\(name)") {
             try JWTDecoder.decode(token)
         }
