@@ -26,13 +26,17 @@ public final class InMemoryTokenBackend: Sendable {
         public var mintsWildcard: Bool
         /// Whether answers carry a `Date` header.
         public var sendsDateHeader: Bool
+        /// Edits each token's payload before it is encoded: add, change or remove claims to
+        /// mint the odd tokens real backends send. `nil` leaves the payload as minted.
+        public var editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)?
 
         /// Creates a configuration.
         public init(
             lifetime: TimeInterval = 3600, format: TokenResponseFormat = .tokenOnly, clockOffset: TimeInterval = 0,
             serviceAccount: String = "fleet-token-minter@example-project.iam.gserviceaccount.com",
             audience: String = "https://fleet.example.com/", keyID: String = "in-memory-key-1",
-            mintsWildcard: Bool = false, sendsDateHeader: Bool = true
+            mintsWildcard: Bool = false, sendsDateHeader: Bool = true,
+            editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)? = nil
         ) {
             self.lifetime = lifetime
             self.format = format
@@ -42,6 +46,7 @@ public final class InMemoryTokenBackend: Sendable {
             self.keyID = keyID
             self.mintsWildcard = mintsWildcard
             self.sendsDateHeader = sendsDateHeader
+            self.editPayload = editPayload
         }
     }
 
@@ -107,12 +112,13 @@ public final class InMemoryTokenBackend: Sendable {
         let id = configuration.mintsWildcard ? JWTClaims.wildcard : scope.id
         var authorization: [String: Any] = [scope.kind.claimKeys[0]: id]
         if let taskID = scope.taskID { authorization["taskid"] = taskID }
-        let payload: [String: Any] = [
+        var payload: [String: Any] = [
             "iss": configuration.serviceAccount, "sub": configuration.serviceAccount, "aud": configuration.audience,
             "iat": Int64(issuedAt.timeIntervalSince1970),
             "exp": Int64(issuedAt.timeIntervalSince1970 + configuration.lifetime),
             "jti": "in-memory-\(serial)", "authorization": authorization,
         ]
+        configuration.editPayload?(scope, &payload)
         return Self.jwt(header: ["alg": "RS256", "typ": "JWT", "kid": configuration.keyID], payload: payload)
     }
 

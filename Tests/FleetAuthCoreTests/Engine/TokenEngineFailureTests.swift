@@ -268,3 +268,22 @@ struct TokenEngineFailureTests {
         }
     }
 }
+
+@Suite("Token engine: flight slot ownership")
+struct FlightSlotTests {
+    @Test func aDiscardedFlightNeverClearsItsSuccessorsSlot() async throws {
+        let h = try EngineHarness(latency: 1)
+        let scope = AuthorizationScope.vehicle("v-1")
+        let old = h.startFetches(1, for: scope)[0]
+        await h.clock.waitForSleepers(count: 1, within: 2)
+        h.engine.invalidateAll()  // cancels the first flight
+        _ = await old.result
+        let successors = h.startFetches(5, for: scope)
+        await h.clock.waitForSleepers(count: 1, within: 2)
+        h.clock.advance(by: 1)
+        var fingerprints = Set<String>()
+        for task in successors { fingerprints.insert(try await task.value.fingerprint) }
+        #expect(fingerprints.count == 1)
+        #expect(h.transport.requestCount == 2)
+    }
+}

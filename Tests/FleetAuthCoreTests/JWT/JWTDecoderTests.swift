@@ -47,7 +47,8 @@ struct JWTDecoderTests {
         MalformedToken("iat is an object", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iat": ["a": 1]])),
         MalformedToken("aud is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "aud": 7])),
         MalformedToken("aud list holds a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "aud": ["a", 7]])),
-        MalformedToken("authorization is a string", InMemoryTokenBackend.jwt(payload: ["exp": 1, "authorization": "v-42"])),
+        MalformedToken(
+            "authorization is a string", InMemoryTokenBackend.jwt(payload: ["exp": 1, "authorization": "v-42"])),
         MalformedToken("iss is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iss": 3])),
         MalformedToken("too long", String(repeating: "a", count: JWTDecoder.maximumTokenLength + 1)),
         MalformedToken("whitespace inside", " " + InMemoryTokenBackend.jwt(payload: ["exp": 1])),

@@ -52,3 +52,22 @@ struct InMemoryTokenBackendTests {
         #expect(response.header("Date") == HTTPDate.format(clock.now().addingTimeInterval(7200)))
     }
 }
+
+@Suite("In-memory token backend: edited claims")
+struct InMemoryTokenBackendEditTests {
+    @Test func payloadEditsReachTheToken() async throws {
+        let backend = InMemoryTokenBackend(
+            configuration: .init(editPayload: { scope, payload in
+                payload["exp"] = nil
+                payload["custom"] = "for \(scope.id)"
+            }))
+        let response = try await backend.respond(
+            to: TransportRequest(url: URL(string: "https://b.example/t?vehicleId=v-1")!))
+        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        let token = try #require(object["token"] as? String)
+        let payload = try #require(token.split(separator: ".").dropFirst().first.flatMap { Base64URL.decode($0) })
+        let claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        #expect(claims["exp"] == nil)
+        #expect(claims["custom"] as? String == "for v-1")
+    }
+}
