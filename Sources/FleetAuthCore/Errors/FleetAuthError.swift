@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The one error type FleetAuth throws.
+/// The error type of token fetching: everything the engine and providers throw.
 ///
 /// It carries a stable ``code`` to switch on, a ``message`` that says what went wrong and
 /// what to fix, and the context a user needs to act: the ``scope`` (vehicle or trip),

@@ -31,6 +31,12 @@ public protocol DriverAuthorization: Sendable {
 
     /// Fetches a token for the context's vehicle.
     func fetchToken(with authorizationContext: DriverAuthorizationContext?) async throws -> String
+
+    /// Drops `token` because the fleet service rejected it (401/403), so the next fetch
+    /// returns another. Returns whether a cached token was dropped. Providers without a
+    /// cache need not implement it.
+    @discardableResult
+    func invalidate(_ token: String, for authorizationContext: DriverAuthorizationContext) -> Bool
 }
 
 extension DriverAuthorization {
@@ -41,4 +47,8 @@ extension DriverAuthorization {
             fetchToken(with: authorizationContext, completion: completion)
         }
     }
+
+    /// Does nothing and returns `false`: a provider without a cache has nothing to drop.
+    @discardableResult
+    public func invalidate(_ token: String, for authorizationContext: DriverAuthorizationContext) -> Bool { false }
 }

@@ -45,7 +45,14 @@ public final class InMemoryTransport: HTTPTransport {
     private struct Route {
         let method: TransportRequest.Method?
         let path: String
+        let matchesPrefix: Bool
         let handler: Handler
+
+        func matches(_ request: TransportRequest) -> Bool {
+            let path = request.url.path
+            let pathMatches = matchesPrefix ? path.hasPrefix(self.path) : path == self.path
+            return pathMatches && (method == nil || method == request.method)
+        }
     }
 
     private struct State {
@@ -68,7 +75,12 @@ public final class InMemoryTransport: HTTPTransport {
     /// Answers requests to `path` (and `method`, if given) with `handler`. Later routes
     /// for the same path take precedence.
     public func route(_ path: String, method: TransportRequest.Method? = nil, handler: @escaping Handler) {
-        state.withLock { $0.routes.insert(Route(method: method, path: path, handler: handler), at: 0) }
+        state.withLock { $0.routes.insert(Route(method: method, path: path, matchesPrefix: false, handler: handler), at: 0) }
+    }
+
+    /// Answers requests to every path that starts with `prefix` with `handler`.
+    public func route(prefix: String, method: TransportRequest.Method? = nil, handler: @escaping Handler) {
+        state.withLock { $0.routes.insert(Route(method: method, path: prefix, matchesPrefix: true, handler: handler), at: 0) }
     }
 
     /// Answers every request to `path` with the token backend.
@@ -111,9 +123,7 @@ public final class InMemoryTransport: HTTPTransport {
             let fault =
                 state.scriptedFaults.isEmpty
                 ? state.injector?(request, index) : state.scriptedFaults.removeFirst()
-            let route = state.routes.first {
-                $0.path == request.url.path && ($0.method == nil || $0.method == request.method)
-            }
+            let route = state.routes.first { $0.matches(request) }
             return (fault, state.latency, route?.handler)
         }
         if latency > 0 { try await clock.sleep(for: latency) }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Loopback HTTP fixture for FleetAuth's tests: a token backend that mints RS256-signed
-JWTs in several response shapes, plus the transport conformance routes.
+JWTs in several response shapes, a fleet service that checks bearer tokens the way the
+real one does (signature included), and the transport conformance routes.
 
 Run by the tests themselves: it binds 127.0.0.1 on a free port, prints "PORT <n>", and
 exits when its standard input closes (when the test process ends). Standard library only.
@@ -62,6 +63,39 @@ SHAPES = {
     "plain": (None, None, None),
 }
 
+PROVIDER_ID = "loopback-project"
+SKEW_TOLERANCE = 600
+
+
+def check_bearer(header, claim_key, object_id):
+    """(status, reason) for a bearer token, as the fleet service judges it."""
+    if not header.startswith("Bearer "):
+        return 401, "no bearer token"
+    token = header[len("Bearer "):]
+    if not verify_rs256(token):
+        return 401, "bad signature"
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+    except ValueError:
+        return 401, "malformed token"
+    now = time.time()
+    if payload.get("aud") != AUDIENCE:
+        return 401, "wrong audience"
+    exp, iat = payload.get("exp"), payload.get("iat")
+    if not isinstance(exp, (int, float)) or not isinstance(iat, (int, float)):
+        return 401, "missing exp or iat"
+    if exp <= now:
+        return 401, "token expired"
+    if iat > now + SKEW_TOLERANCE:
+        return 401, "token issued in the future"
+    if exp - iat > 3600:
+        return 401, "lifetime over one hour"
+    granted = (payload.get("authorization") or {}).get(claim_key)
+    if granted not in (object_id, "*"):
+        return 403, "token does not cover this " + claim_key[:-2]
+    return 200, None
+
+
 COUNTS = {}
 LOCK = threading.Lock()
 
@@ -106,6 +140,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.conformance(parts[1:], url, query, body)
         if parts[:1] == ["token"] and len(parts) == 2:
             return self.token(parts[1], query, body)
+        if parts[:2] == ["v1", "providers"] and len(parts) == 5:
+            return self.fleet(parts[2], parts[3], urllib.parse.unquote(parts[4]), body)
         if parts == ["stats"]:
             with LOCK:
                 return self.reply(200, json.dumps(COUNTS).encode())
@@ -128,6 +164,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
             time.sleep(30)
             return self.reply(200, b"")
         self.reply(404, b"")
+
+    def fleet(self, provider, collection, object_id, body):
+        """The fleet service: checks the bearer token, then answers the update or trip."""
+        claim_key = {"vehicles": "vehicleid", "trips": "tripid"}.get(collection)
+        if claim_key is None or provider != PROVIDER_ID:
+            return self.reply(404, b'{"error":"no such resource"}')
+        status, reason = check_bearer(self.headers.get("Authorization", ""), claim_key, object_id)
+        count(f"fleet-{'accepted' if status == 200 else 'rejected'}-{object_id}")
+        if status != 200:
+            return self.reply(status, json.dumps({"error": reason}).encode())
+        name = f"providers/{provider}/{collection}/{object_id}"
+        if collection == "vehicles":
+            if self.command != "PUT":
+                return self.reply(405, b'{"error":"use PUT"}')
+            update = json.loads(body or b"{}")
+            update["name"] = name
+            return self.reply(200, json.dumps(update).encode())
+        trip = {"name": name, "vehicleId": "loopback-vehicle", "tripStatus": "ENROUTE_TO_PICKUP",
+                "remainingDistanceMeters": 4200}
+        return self.reply(200, json.dumps(trip).encode())
 
     def token(self, shape, query, body):
         """/token/{shape}?vehicleId=…|tripId=… ; options: lifetime, fail (first N answers 503

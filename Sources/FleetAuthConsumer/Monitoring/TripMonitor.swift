@@ -1,0 +1,100 @@
+public import Foundation
+
+/// Follows trips for a consumer app: fetches each trip's state from the fleet service with
+/// that trip's own token, on a schedule driven by the injected clock.
+///
+/// Each fetch is `GET {base}/v1/providers/{providerID}/trips/{tripID}` with
+/// `Authorization: Bearer <token>`; a token the fleet service rejects (401/403) is
+/// invalidated and the fetch is repeated once with a fresh one.
+///
+/// ```swift
+/// let monitor = TripMonitor(
+///     fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: "my-project"),
+///     authorization: provider, transport: URLSessionTransport()
+/// )
+/// for await update in monitor.updates(for: ["t-1", "t-2"], every: 10) {
+///     print(update.tripID, (try? update.result.get())?.status ?? "unavailable")
+/// }
+/// ```
+public final class TripMonitor: Sendable {
+    /// The fleet service and provider.
+    public let fleetService: FleetServiceEndpoint
+    private let authorization: any ConsumerAuthorization
+    private let transport: any HTTPTransport
+    private let clock: any WallClock
+
+    /// Creates a monitor.
+    public init(
+        fleetService: FleetServiceEndpoint, authorization: any ConsumerAuthorization, transport: any HTTPTransport,
+        clock: any WallClock = SystemWallClock()
+    ) {
+        self.fleetService = fleetService
+        self.authorization = authorization
+        self.transport = transport
+        self.clock = clock
+    }
+
+    /// Fetches one trip's state now.
+    public func fetchTrip(_ tripID: String) async throws(FleetServiceError) -> TripSnapshot {
+        let context = ConsumerAuthorizationContext(tripID: tripID)
+        let request = TransportRequest(
+            method: .get, url: try fleetService.tripURL(tripID), headers: ["Accept": "application/json"],
+            timeout: fleetService.timeout)
+        let authorization = self.authorization
+        let caller = AuthorizedCaller(
+            scope: context.scope, transport: transport, clock: clock,
+            fetchToken: {
+                if let provider = authorization as? ConsumerTokenProvider {
+                    let token = try await provider.token(for: context)
+                    return .init(value: token.value, expiresAt: token.expiresAt)
+                }
+                return .init(value: try await authorization.fetchToken(with: context), expiresAt: nil)
+            },
+            invalidate: { token in authorization.invalidate(token, for: context) })
+        let delivery = try await caller.send(request)
+        guard let snapshot = TripSnapshot(tripID: tripID, body: delivery.response.body, receivedAt: clock.now()) else {
+            throw FleetServiceError(
+                fault: .service, message: "The fleet service's trip answer is not a JSON object.", scope: context.scope,
+                status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint)
+        }
+        return snapshot
+    }
+
+    /// Follows `tripIDs` at once, fetching each every `interval` seconds of the clock,
+    /// the first time at once. Ends when the consumer stops iterating (the fetch tasks are
+    /// cancelled) or after `rounds` fetches per trip if given.
+    public func updates(for tripIDs: [String], every interval: TimeInterval, rounds: Int? = nil)
+        -> AsyncStream<TripUpdate>
+    {
+        let (stream, continuation) = AsyncStream.makeStream(of: TripUpdate.self)
+        let task = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for tripID in Set(tripIDs) {
+                    group.addTask { await self.follow(tripID, every: interval, rounds: rounds, into: continuation) }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func follow(
+        _ tripID: String, every interval: TimeInterval, rounds: Int?, into continuation: AsyncStream<TripUpdate>.Continuation
+    ) async {
+        var round = 0
+        while !Task.isCancelled, rounds.map({ round < $0 }) ?? true {
+            round += 1
+            let result: Result<TripSnapshot, FleetServiceError>
+            do {
+                result = .success(try await fetchTrip(tripID))
+            } catch {
+                result = .failure(error)
+            }
+            if Task.isCancelled { return }
+            continuation.yield(TripUpdate(tripID: tripID, result: result))
+            if let rounds, round >= rounds { return }
+            do { try await clock.sleep(for: max(interval, 0.001)) } catch { return }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+public import Foundation
+
+/// A trip's state as the fleet service reported it.
+public struct TripSnapshot: Sendable, Equatable {
+    /// The trip.
+    public let tripID: String
+    /// `tripStatus`, such as `ENROUTE_TO_PICKUP`, if present.
+    public let status: String?
+    /// The vehicle serving the trip, if assigned.
+    public let vehicleID: String?
+    /// Metres left to drive, if known.
+    public let remainingDistanceMeters: Double?
+    /// The vehicle's last latitude and longitude, if known.
+    public let vehicleCoordinate: (latitude: Double, longitude: Double)?
+    /// When the snapshot arrived, by the device clock.
+    public let receivedAt: Date
+
+    /// Creates a snapshot.
+    public init(
+        tripID: String, status: String?, vehicleID: String?, remainingDistanceMeters: Double?,
+        vehicleCoordinate: (latitude: Double, longitude: Double)?, receivedAt: Date
+    ) {
+        self.tripID = tripID
+        self.status = status
+        self.vehicleID = vehicleID
+        self.remainingDistanceMeters = remainingDistanceMeters
+        self.vehicleCoordinate = vehicleCoordinate
+        self.receivedAt = receivedAt
+    }
+
+    /// Reads the fleet service's trip JSON; `nil` if the body is not a JSON object.
+    init?(tripID: String, body: Data, receivedAt: Date) {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
+        let location = (object["lastLocation"] as? [String: Any])?["location"] as? [String: Any]
+        let latitude = (location?["latitude"] as? NSNumber)?.doubleValue
+        let longitude = (location?["longitude"] as? NSNumber)?.doubleValue
+        self.init(
+            tripID: tripID, status: object["tripStatus"] as? String, vehicleID: object["vehicleId"] as? String,
+            remainingDistanceMeters: (object["remainingDistanceMeters"] as? NSNumber)?.doubleValue,
+            vehicleCoordinate: latitude.flatMap { lat in longitude.map { (lat, $0) } }, receivedAt: receivedAt)
+    }
+
+    /// Equal when every field is equal.
+    public static func == (lhs: TripSnapshot, rhs: TripSnapshot) -> Bool {
+        lhs.tripID == rhs.tripID && lhs.status == rhs.status && lhs.vehicleID == rhs.vehicleID
+            && lhs.remainingDistanceMeters == rhs.remainingDistanceMeters
+            && lhs.vehicleCoordinate?.latitude == rhs.vehicleCoordinate?.latitude
+            && lhs.vehicleCoordinate?.longitude == rhs.vehicleCoordinate?.longitude && lhs.receivedAt == rhs.receivedAt
+    }
+}
+
+/// One result of following a trip: a snapshot or the error that replaced it.
+public struct TripUpdate: Sendable {
+    /// The trip.
+    public let tripID: String
+    /// The snapshot, or why there is none this time.
+    public let result: Result<TripSnapshot, FleetServiceError>
+}

@@ -1,0 +1,61 @@
+public import Foundation
+
+/// One position report of a vehicle, as the driver app measures it.
+public struct VehicleLocation: Sendable, Equatable {
+    /// Degrees north, −90…90.
+    public var latitude: Double
+    /// Degrees east, −180…180.
+    public var longitude: Double
+    /// Degrees clockwise from north, 0…<360, if known.
+    public var heading: Double?
+    /// Metres per second, ≥ 0, if known.
+    public var speed: Double?
+    /// Horizontal accuracy in metres, ≥ 0, if known.
+    public var accuracy: Double?
+    /// When the position was measured.
+    public var timestamp: Date
+
+    /// Creates a location.
+    public init(
+        latitude: Double, longitude: Double, heading: Double? = nil, speed: Double? = nil, accuracy: Double? = nil,
+        timestamp: Date
+    ) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.heading = heading
+        self.speed = speed
+        self.accuracy = accuracy
+        self.timestamp = timestamp
+    }
+
+    /// What is wrong with the values, or `nil` if they are plausible.
+    public var problem: String? {
+        if !latitude.isFinite || !(-90...90).contains(latitude) { return "latitude \(latitude) is outside −90…90" }
+        if !longitude.isFinite || !(-180...180).contains(longitude) { return "longitude \(longitude) is outside −180…180" }
+        if let heading, !heading.isFinite || heading < 0 || heading >= 360 { return "heading \(heading) is outside 0…<360" }
+        if let speed, !speed.isFinite || speed < 0 { return "speed \(speed) is negative or not finite" }
+        if let accuracy, !accuracy.isFinite || accuracy < 0 { return "accuracy \(accuracy) is negative or not finite" }
+        return nil
+    }
+
+    /// The fleet service's `lastLocation` JSON for an `updateMask=lastLocation` update.
+    func updateBody() -> Data {
+        var lastLocation: [String: Any] = [
+            "location": ["latitude": latitude, "longitude": longitude],
+            "updateTime": Self.timestampFormatter.string(from: timestamp),
+        ]
+        if let heading { lastLocation["heading"] = Int(heading.rounded()) % 360 }
+        if let speed { lastLocation["speed"] = speed }
+        if let accuracy { lastLocation["horizontalAccuracy"] = accuracy }
+        return (try? JSONSerialization.data(withJSONObject: ["lastLocation": lastLocation], options: [.sortedKeys]))
+            ?? Data()
+    }
+
+    nonisolated(unsafe) private static let timestampFormatter: ISO8601DateFormatter = {
+        // Safe to share: configured once here and only read afterwards; ISO8601DateFormatter
+        // is thread-safe for formatting.
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+}

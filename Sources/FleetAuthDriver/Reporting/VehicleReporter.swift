@@ -1,0 +1,79 @@
+import Foundation
+
+/// Sends a vehicle's location updates to the fleet service, each with a token fetched at
+/// update time, the way the driver SDK does.
+///
+/// Each ``report(_:)`` sends `PUT {base}/v1/providers/{providerID}/vehicles/{vehicleID}?updateMask=lastLocation`
+/// with `Authorization: Bearer <token>`. Updates are sent one at a time, in the order
+/// they were reported. A token the fleet service rejects (401/403) is invalidated and the
+/// update is sent once more with a fresh one; a token known to have expired is never sent.
+///
+/// ```swift
+/// let reporter = try VehicleReporter(
+///     fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: "my-project"),
+///     vehicleID: "v-42", authorization: provider, transport: URLSessionTransport()
+/// )
+/// let receipt = try await reporter.report(VehicleLocation(latitude: 52.52, longitude: 13.40, timestamp: .now))
+/// ```
+public final class VehicleReporter: Sendable {
+    /// What the fleet service accepted.
+    public struct Receipt: Sendable {
+        /// The status of the accepted call.
+        public let status: Int
+        /// The fingerprint of the token that was accepted.
+        public let tokenFingerprint: String
+        /// How many requests the update took: 1, or 2 after a rejected token.
+        public let attempts: Int
+    }
+
+    /// The fleet service and provider.
+    public let fleetService: FleetServiceEndpoint
+    /// The vehicle reported on.
+    public let context: DriverAuthorizationContext
+    private let caller: AuthorizedCaller
+    private let queue = OrderedQueue()
+
+    /// Creates a reporter; throws a `caller` fault for empty or malformed IDs or an
+    /// insecure URL.
+    public init(
+        fleetService: FleetServiceEndpoint, vehicleID: String, taskID: String? = nil,
+        authorization: any DriverAuthorization, transport: any HTTPTransport,
+        clock: any WallClock = SystemWallClock()
+    ) throws(FleetServiceError) {
+        let context = DriverAuthorizationContext(vehicleID: vehicleID, taskID: taskID)
+        _ = try fleetService.vehicleURL(vehicleID)
+        self.fleetService = fleetService
+        self.context = context
+        self.caller = AuthorizedCaller(
+            scope: context.scope,
+            transport: transport,
+            clock: clock,
+            fetchToken: {
+                if let provider = authorization as? DriverTokenProvider {
+                    let token = try await provider.token(for: context)
+                    return .init(value: token.value, expiresAt: token.expiresAt)
+                }
+                return .init(value: try await authorization.fetchToken(with: context), expiresAt: nil)
+            },
+            invalidate: { token in authorization.invalidate(token, for: context) })
+    }
+
+    /// Sends one location update, after every earlier one has finished.
+    public func report(_ location: VehicleLocation) async throws(FleetServiceError) -> Receipt {
+        if let problem = location.problem {
+            throw FleetServiceError(
+                fault: .caller, message: "The location is not plausible: \(problem). Nothing was sent.",
+                scope: context.scope)
+        }
+        let request = TransportRequest(
+            method: .put, url: try fleetService.vehicleURL(context.vehicleID, query: "updateMask=lastLocation"),
+            headers: ["Content-Type": "application/json"], body: location.updateBody(),
+            timeout: fleetService.timeout)
+        return try await queue.run { () async throws(FleetServiceError) -> Receipt in
+            let delivery = try await caller.send(request)
+            return Receipt(
+                status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
+                attempts: delivery.attempts)
+        }
+    }
+}

@@ -1,0 +1,205 @@
+public import FleetAuthCore
+public import Foundation
+
+/// A fleet service in process that checks every bearer token the way the real one does,
+/// and records every call, so tests can prove that each update carried a valid token for
+/// its own vehicle or trip.
+///
+/// Checks, in order (401 for a bad token, 403 for one that does not cover the path):
+/// a `Bearer` JWT is present and decodes; `aud` names the service; `exp` has not passed
+/// by the service's clock; `iat` is not further in the future than the skew tolerance;
+/// `exp − iat` is at most one hour; the `authorization` claim covers the vehicle or trip
+/// in the path (or is `"*"`). Signatures are not verified (in-memory tokens have none);
+/// the loopback HTTP fixture verifies real ones.
+///
+/// Serves `PUT /v1/providers/{p}/vehicles/{id}` (stores the body, answers it) and
+/// `GET /v1/providers/{p}/trips/{id}` (the trip's state from ``addTrip(_:vehicleID:duration:)``,
+/// 404 for unknown trips).
+public final class InMemoryFleetService: Sendable {
+    /// What the service accepts.
+    public struct Configuration: Sendable {
+        /// The audience tokens must name.
+        public var audience: String
+        /// The provider (project) ID in paths.
+        public var providerID: String
+        /// How far in the future `iat` may be. Default 600 s.
+        public var skewTolerance: TimeInterval
+        /// The longest `exp − iat` accepted. Default 3600 s.
+        public var maximumLifetime: TimeInterval
+
+        /// Creates a configuration; the audience matches ``InMemoryTokenBackend``'s default.
+        public init(
+            audience: String = "https://fleet.example.com/", providerID: String = "demo-project",
+            skewTolerance: TimeInterval = 600, maximumLifetime: TimeInterval = 3600
+        ) {
+            self.audience = audience
+            self.providerID = providerID
+            self.skewTolerance = skewTolerance
+            self.maximumLifetime = maximumLifetime
+        }
+    }
+
+    /// One recorded call.
+    public struct Call: Sendable, CustomStringConvertible {
+        /// `PUT` or `GET`.
+        public let method: TransportRequest.Method
+        /// The vehicle or trip in the path, if the path named one.
+        public let scope: AuthorizationScope?
+        /// The fingerprint of the bearer token, if one was sent.
+        public let tokenFingerprint: String?
+        /// The status answered.
+        public let status: Int
+        /// Why the call was rejected; `nil` when accepted.
+        public let rejection: String?
+        /// When, by the service's clock.
+        public let at: Date
+
+        /// Whether the service accepted the call.
+        public var accepted: Bool { rejection == nil && (200...299).contains(status) }
+
+        /// `PUT vehicle v-1 tok_… → 200` or `… → 401 (token expired)`.
+        public var description: String {
+            let target = scope?.description ?? "?"
+            return "\(method) \(target) \(tokenFingerprint ?? "no-token") → \(status)\(rejection.map { " (\($0))" } ?? "")"
+        }
+    }
+
+    private struct Trip {
+        let vehicleID: String
+        let start: Date
+        let duration: TimeInterval
+    }
+
+    private struct State {
+        var calls: [Call] = []
+        var trips: [String: Trip] = [:]
+        var lastLocations: [String: Data] = [:]
+        var forcedRejections: [Int] = []
+    }
+
+    private let clock: any WallClock
+    /// The rules in force.
+    public let configuration: Configuration
+    private let state = LockedState(State())
+
+    /// Creates a service reading time from `clock`.
+    public init(clock: any WallClock = SystemWallClock(), configuration: Configuration = Configuration()) {
+        self.clock = clock
+        self.configuration = configuration
+    }
+
+    /// Every call so far, in order.
+    public var calls: [Call] { state.withLock { $0.calls } }
+    /// Calls accepted.
+    public var acceptedCount: Int { state.withLock { $0.calls.filter(\.accepted).count } }
+    /// Calls rejected.
+    public var rejectedCount: Int { state.withLock { $0.calls.filter { !$0.accepted }.count } }
+
+    /// The body of the last accepted update of `vehicleID`.
+    public func lastUpdate(of vehicleID: String) -> Data? { state.withLock { $0.lastLocations[vehicleID] } }
+
+    /// Registers a trip served by `vehicleID`, starting now and lasting `duration` seconds;
+    /// its status moves from `NEW` through pickup and drop-off to `COMPLETE`.
+    public func addTrip(_ tripID: String, vehicleID: String, duration: TimeInterval = 1800) {
+        let trip = Trip(vehicleID: vehicleID, start: clock.now(), duration: duration)
+        state.withLock { $0.trips[tripID] = trip }
+    }
+
+    /// Answers the next calls with these statuses (401 or 403, say) whatever their
+    /// token, as after a key rotation; each status is used once.
+    public func rejectNext(_ statuses: [Int]) {
+        state.withLock { $0.forcedRejections.append(contentsOf: statuses) }
+    }
+
+    /// Checks the token and serves the call.
+    public func respond(to request: TransportRequest) async -> TransportResponse {
+        let now = clock.now()
+        let scope = Self.scope(of: request.url.path, providerID: configuration.providerID)
+        let bearer = request.header("Authorization").flatMap(Self.bearerToken)
+        let fingerprint = bearer.map(AuthToken.fingerprint(of:))
+        let forced = state.withLock { $0.forcedRejections.isEmpty ? nil : $0.forcedRejections.removeFirst() }
+        let verdict: (status: Int, rejection: String?)
+        if let forced {
+            verdict = (forced, "rejected on purpose")
+        } else if let scope {
+            verdict = check(bearer, covering: scope, at: now)
+        } else {
+            verdict = (404, "no such resource")
+        }
+        var body = Data(#"{"error":"\#(verdict.rejection ?? "")"}"#.utf8)
+        var status = verdict.status
+        if verdict.rejection == nil, let scope {
+            (status, body) = serve(request, scope: scope, now: now)
+        }
+        let call = Call(
+            method: request.method, scope: scope, tokenFingerprint: fingerprint, status: status,
+            rejection: verdict.rejection ?? ((200...299).contains(status) ? nil : "HTTP \(status)"), at: now)
+        state.withLock { $0.calls.append(call) }
+        return TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: body, url: request.url)
+    }
+
+    private func check(_ bearer: String?, covering scope: AuthorizationScope, at now: Date) -> (Int, String?) {
+        guard let bearer else { return (401, "no bearer token") }
+        guard let claims = try? JWTDecoder.decode(bearer) else { return (401, "malformed token") }
+        guard claims.audience.contains(configuration.audience) else { return (401, "wrong audience") }
+        guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
+        guard exp > now else { return (401, "token expired") }
+        guard iat.timeIntervalSince(now) <= configuration.skewTolerance else { return (401, "token issued in the future") }
+        guard exp.timeIntervalSince(iat) <= configuration.maximumLifetime else { return (401, "lifetime over one hour") }
+        guard claims.covers(scope) else { return (403, "token does not cover \(scope)") }
+        return (200, nil)
+    }
+
+    private func serve(_ request: TransportRequest, scope: AuthorizationScope, now: Date) -> (Int, Data) {
+        let name = "providers/\(configuration.providerID)/\(scope.kind == .vehicle ? "vehicles" : "trips")/\(scope.id)"
+        if scope.kind == .vehicle {
+            guard request.method == .put, let body = request.body,
+                var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+            else { return (400, Data(#"{"error":"expected a JSON vehicle update"}"#.utf8)) }
+            state.withLock { $0.lastLocations[scope.id] = body }
+            object["name"] = name
+            return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+        }
+        guard request.method == .get, let trip = state.withLock({ $0.trips[scope.id] }) else {
+            return (404, Data(#"{"error":"unknown trip"}"#.utf8))
+        }
+        let progress = min(1, max(0, now.timeIntervalSince(trip.start) / trip.duration))
+        let status =
+            switch progress {
+            case ..<0.05: "NEW"
+            case ..<0.35: "ENROUTE_TO_PICKUP"
+            case ..<0.4: "ARRIVED_AT_PICKUP"
+            case ..<1: "ENROUTE_TO_DROPOFF"
+            default: "COMPLETE"
+            }
+        let object: [String: Any] = [
+            "name": name, "vehicleId": trip.vehicleID, "tripStatus": status,
+            "remainingDistanceMeters": Int((1 - progress) * 12_000),
+        ]
+        return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+    }
+
+    private static func bearerToken(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1])
+    }
+
+    /// The vehicle or trip named by `/v1/providers/{providerID}/vehicles|trips/{id}`.
+    private static func scope(of path: String, providerID: String) -> AuthorizationScope? {
+        let parts = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        guard parts.count == 5, parts[0] == "v1", parts[1] == "providers", parts[2] == providerID else { return nil }
+        switch parts[3] {
+        case "vehicles": return .vehicle(parts[4])
+        case "trips": return .trip(parts[4])
+        default: return nil
+        }
+    }
+}
+
+extension InMemoryTransport {
+    /// Answers every `/v1/…` request with the fleet service.
+    public func mount(_ service: InMemoryFleetService) {
+        route(prefix: "/v1/") { request in await service.respond(to: request) }
+    }
+}

@@ -1,0 +1,231 @@
+import FleetAuthDriver
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+/// A reporter wired to the in-memory token backend and fleet service on one clock.
+struct ReporterFixture {
+    let clock = ManualWallClock()
+    let transport: InMemoryTransport
+    let backend: InMemoryTokenBackend
+    let fleet: InMemoryFleetService
+    let provider: DriverTokenProvider
+
+    init(lifetime: TimeInterval = 3600) throws {
+        transport = InMemoryTransport(clock: clock)
+        backend = InMemoryTokenBackend(clock: clock, configuration: .init(lifetime: lifetime))
+        fleet = InMemoryFleetService(clock: clock)
+        transport.mount(backend, at: "/driver-token")
+        transport.mount(fleet)
+        provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport, clock: clock)
+    }
+
+    func reporter(_ vehicleID: String, authorization: (any DriverAuthorization)? = nil) throws(FleetServiceError)
+        -> VehicleReporter
+    {
+        try VehicleReporter(
+            fleetService: FleetServiceEndpoint(baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+            vehicleID: vehicleID, authorization: authorization ?? provider, transport: transport, clock: clock)
+    }
+
+    func location(_ step: Int = 0) -> VehicleLocation {
+        VehicleLocation(
+            latitude: 52.52 + Double(step) * 0.0001, longitude: 13.405, heading: 90, speed: 11.5, accuracy: 4,
+            timestamp: clock.now())
+    }
+}
+
+@Suite("Vehicle reporter")
+struct VehicleReporterTests {
+    @Test func updateCarriesAValidTokenForItsOwnVehicle() async throws {
+        let f = try ReporterFixture()
+        let receipt = try await f.reporter("v-42").report(f.location())
+        #expect(receipt.status == 200 && receipt.attempts == 1)
+        let call = try #require(f.fleet.calls.first)
+        #expect(call.accepted && call.method == .put && call.scope == .vehicle("v-42"))
+        #expect(call.tokenFingerprint == receipt.tokenFingerprint)
+        let update = try #require(f.transport.requests.last)
+        #expect(update.url.absoluteString == "https://fleet.example.com/v1/providers/demo-project/vehicles/v-42?updateMask=lastLocation")
+        let body = try #require(f.fleet.lastUpdate(of: "v-42"))
+        let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let last = try #require(object["lastLocation"] as? [String: Any])
+        #expect((last["location"] as? [String: Double])?["latitude"] == 52.52)
+        #expect(last["heading"] as? Int == 90 && last["speed"] as? Double == 11.5)
+        #expect(last["horizontalAccuracy"] as? Double == 4 && last["updateTime"] is String)
+    }
+
+    @Test func twoVehiclesEachSendTheirOwnToken() async throws {
+        let f = try ReporterFixture()
+        let a = try f.reporter("v-1")
+        let b = try f.reporter("v-2")
+        for step in 0..<10 {
+            _ = try await a.report(f.location(step))
+            _ = try await b.report(f.location(step))
+            f.clock.advance(by: 5)
+        }
+        #expect(f.fleet.acceptedCount == 20 && f.fleet.rejectedCount == 0)
+        #expect(f.backend.mintedCount == 2)
+        let byVehicle = Dictionary(grouping: f.fleet.calls, by: { $0.scope?.id ?? "" })
+        #expect(Set(byVehicle["v-1"]!.map(\.tokenFingerprint)).count == 1)
+        #expect(byVehicle["v-1"]!.first!.tokenFingerprint != byVehicle["v-2"]!.first!.tokenFingerprint)
+    }
+
+    @Test func rejectedTokenIsInvalidatedAndTheUpdateRetriedOnce() async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42")
+        _ = try await reporter.report(f.location())
+        f.fleet.rejectNext([401])
+        let receipt = try await reporter.report(f.location(1))
+        #expect(receipt.attempts == 2)
+        #expect(f.backend.mintedCount == 2)
+        let calls = f.fleet.calls
+        #expect(calls.map(\.status) == [200, 401, 200])
+        #expect(calls[1].tokenFingerprint == calls[0].tokenFingerprint)
+        #expect(calls[2].tokenFingerprint != calls[1].tokenFingerprint)
+        // Later updates reuse the fresh token: no further fetches.
+        _ = try await reporter.report(f.location(2))
+        #expect(f.backend.mintedCount == 2)
+    }
+
+    @Test func secondRejectionIsATokenFaultWithoutAStorm() async throws {
+        let f = try ReporterFixture()
+        f.fleet.rejectNext([403, 403])
+        do {
+            _ = try await f.reporter("v-42").report(f.location())
+            Issue.record("expected a token fault")
+        } catch {
+            #expect(error.fault == .token)
+            #expect(error.status == 403)
+        }
+        #expect(f.fleet.calls.count == 2)
+        #expect(f.backend.mintedCount == 2)
+    }
+
+    /// A seed-style provider that hands out a token that has already expired.
+    final class ExpiredTokenProvider: DriverAuthorization {
+        let token: String
+        let invalidations = LockedState(0)
+        init(token: String) { self.token = token }
+        func fetchToken(with authorizationContext: DriverAuthorizationContext?, completion: @escaping AuthTokenFetchCompletionHandler) {
+            let token = self.token
+            Task { completion(token, nil) }
+        }
+        func invalidate(_ token: String, for authorizationContext: DriverAuthorizationContext) -> Bool {
+            invalidations.withLock { $0 += 1 }
+            return true
+        }
+    }
+
+    @Test func aTokenKnownToBeExpiredIsNeverSent() async throws {
+        let f = try ReporterFixture()
+        let expired = InMemoryTokenBackend.jwt(payload: [
+            "aud": "https://fleet.example.com/", "iat": f.clock.now().timeIntervalSince1970 - 4000,
+            "exp": f.clock.now().timeIntervalSince1970 - 400, "authorization": ["vehicleid": "v-42"],
+        ])
+        let provider = ExpiredTokenProvider(token: expired)
+        do {
+            _ = try await f.reporter("v-42", authorization: provider).report(f.location())
+            Issue.record("expected a token fault")
+        } catch {
+            #expect(error.fault == .token)
+            #expect((error.underlyingError as? FleetAuthError)?.code == .tokenExpired)
+        }
+        #expect(f.fleet.calls.isEmpty)
+        #expect(provider.invalidations.withLock { $0 } == 1)
+    }
+
+    @Test func faultsNameTheNetworkAndTheService() async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42")
+        _ = try await reporter.report(f.location())  // token cached
+        f.transport.inject([.connectionFailure])
+        await #expect(throws: FleetServiceError.self) { _ = try await reporter.report(f.location()) }
+        do { _ = try await reporter.report(f.location()) } catch { Issue.record("\(error)") }
+        f.fleet.rejectNext([503])
+        do {
+            _ = try await reporter.report(f.location())
+            Issue.record("expected a service fault")
+        } catch {
+            #expect(error.fault == .service && error.status == 503)
+        }
+        f.transport.inject([.connectionFailure])
+        do {
+            _ = try await reporter.report(f.location())
+        } catch {
+            #expect(error.fault == .network)
+            #expect(error.underlyingError is URLError)
+        }
+    }
+
+    @Test(arguments: [
+        VehicleLocation(latitude: 91, longitude: 0, timestamp: Date()),
+        VehicleLocation(latitude: .nan, longitude: 0, timestamp: Date()),
+        VehicleLocation(latitude: 0, longitude: -181, timestamp: Date()),
+        VehicleLocation(latitude: 0, longitude: 0, heading: 360, timestamp: Date()),
+        VehicleLocation(latitude: 0, longitude: 0, speed: -1, timestamp: Date()),
+        VehicleLocation(latitude: 0, longitude: 0, accuracy: .infinity, timestamp: Date()),
+    ])
+    func implausibleLocationsAreCallerFaultsAndSendNothing(location: VehicleLocation) async throws {
+        let f = try ReporterFixture()
+        do {
+            _ = try await f.reporter("v-42").report(location)
+            Issue.record("expected a caller fault")
+        } catch {
+            #expect(error.fault == .caller)
+        }
+        #expect(f.transport.requestCount == 0)
+    }
+
+    @Test(arguments: ["", " v", "v\n"])
+    func malformedVehicleIDsAreRefusedAtConstruction(id: String) throws {
+        let f = try ReporterFixture()
+        #expect(throws: FleetServiceError.self) { _ = try f.reporter(id) }
+    }
+
+    @Test func insecureFleetURLIsRefused() throws {
+        let f = try ReporterFixture()
+        #expect(throws: FleetServiceError.self) {
+            _ = try VehicleReporter(
+                fleetService: FleetServiceEndpoint(baseURL: URL(string: "http://fleet.example.com")!, providerID: "p"),
+                vehicleID: "v-1", authorization: f.provider, transport: f.transport)
+        }
+    }
+
+    @Test func updatesOfOneVehicleAreNeverInFlightTogether() async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42")
+        _ = try await reporter.report(f.location())  // warm the token: 2 requests
+        f.transport.latency = 1
+        let reports = (1...3).map { step in Task { try await reporter.report(f.location(step)) } }
+        for sent in 1...3 {
+            await f.clock.waitForSleepers(count: 1, within: 2)
+            #expect(f.transport.requestCount == 2 + sent)  // exactly one more request in flight
+            f.clock.advance(by: 1)
+            _ = try await eventually { f.fleet.calls.count == 1 + sent ? true : nil }
+        }
+        for report in reports { _ = try await report.value }
+        #expect(f.fleet.acceptedCount == 4)
+    }
+
+    @Test func manyReportersOnOneRejectionCauseExactlyOneRefetchEach() async throws {
+        let f = try ReporterFixture()
+        let reporters = try (0..<5).map { try f.reporter("v-\($0)") }
+        for reporter in reporters { _ = try await reporter.report(f.location()) }
+        let minted = f.backend.mintedCount
+        f.fleet.rejectNext([401])
+        _ = try await reporters[0].report(f.location(1))
+        for reporter in reporters.dropFirst() { _ = try await reporter.report(f.location(1)) }
+        #expect(f.backend.mintedCount == minted + 1)
+    }
+}
+
+/// Yields until `probe` returns a value; fails the test after many yields.
+func eventually<T>(_ probe: () -> T?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
+    for _ in 0..<100_000 {
+        if let value = probe() { return value }
+        await Task.yield()
+    }
+    Issue.record("condition never held", sourceLocation: sourceLocation)
+    throw CancellationError()
+}
