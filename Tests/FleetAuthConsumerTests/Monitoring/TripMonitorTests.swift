@@ -1,0 +1,97 @@
+import FleetAuthConsumer
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("Trip monitor")
+struct TripMonitorTests {
+    let clock = ManualWallClock()
+    let transport: InMemoryTransport
+    let backend: InMemoryTokenBackend
+    let fleet: InMemoryFleetService
+    let provider: ConsumerTokenProvider
+    let monitor: TripMonitor
+
+    init() throws {
+        transport = InMemoryTransport(clock: clock)
+        backend = InMemoryTokenBackend(clock: clock)
+        fleet = InMemoryFleetService(clock: clock)
+        transport.mount(backend, at: "/trip-token")
+        transport.mount(fleet)
+        provider = try ConsumerTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/trip-token"), transport: transport, clock: clock)
+        monitor = TripMonitor(
+            fleetService: FleetServiceEndpoint(baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+            authorization: provider, transport: transport, clock: clock)
+        for trip in ["t-1", "t-2", "t-3"] { fleet.addTrip(trip, vehicleID: "v-\(trip)", duration: 600) }
+    }
+
+    @Test func fetchesATripWithItsOwnToken() async throws {
+        let snapshot = try await monitor.fetchTrip("t-1")
+        #expect(snapshot.tripID == "t-1" && snapshot.vehicleID == "v-t-1" && snapshot.status == "NEW")
+        #expect(snapshot.remainingDistanceMeters == 12_000)
+        let call = try #require(fleet.calls.first)
+        #expect(call.accepted && call.method == .get && call.scope == .trip("t-1"))
+    }
+
+    @Test func followsSeveralTripsAtOnceOnTheClock() async throws {
+        let stream = monitor.updates(for: ["t-1", "t-2", "t-3"], every: 60, rounds: 3)
+        var iterator = stream.makeAsyncIterator()
+        var updates: [TripUpdate] = []
+        for round in 0..<3 {
+            for _ in 0..<3 { updates.append(try #require(await iterator.next())) }
+            if round < 2 {
+                await clock.waitForSleepers(count: 3)
+                clock.advance(by: 60)
+            }
+        }
+        #expect(await iterator.next() == nil)  // three rounds, then the stream ends
+        #expect(updates.count == 9)
+        let snapshots = try updates.map { try $0.result.get() }
+        #expect(Set(snapshots.map(\.tripID)) == ["t-1", "t-2", "t-3"])
+        #expect(snapshots.suffix(3).allSatisfy { $0.status == "ENROUTE_TO_PICKUP" })
+        // One token per trip, each call covered by its own trip's token.
+        #expect(backend.mintedCount == 3)
+        let fingerprints = Dictionary(grouping: fleet.calls, by: { $0.scope!.id }).mapValues { Set($0.map(\.tokenFingerprint)) }
+        #expect(fingerprints.values.allSatisfy { $0.count == 1 })
+        #expect(Set(fingerprints.values.flatMap { $0 }).count == 3)
+        #expect(fleet.rejectedCount == 0)
+    }
+
+    @Test func stoppingIterationCancelsPolling() async throws {
+        var iterator: AsyncStream<TripUpdate>.Iterator? = monitor.updates(for: ["t-1"], every: 10).makeAsyncIterator()
+        _ = await iterator?.next()
+        iterator = nil  // the consumer walks away
+        try await eventually { clock.sleeperCount == 0 && fleet.calls.count == 1 ? true : nil }
+        clock.advance(by: 100)
+        #expect(fleet.calls.count == 1)
+    }
+
+    @Test func rejectedTripTokenIsReplacedOnce() async throws {
+        _ = try await monitor.fetchTrip("t-2")
+        fleet.rejectNext([401])
+        _ = try await monitor.fetchTrip("t-2")
+        #expect(fleet.calls.map(\.status) == [200, 401, 200])
+        #expect(backend.mintedCount == 2)
+    }
+
+    @Test func errorsArriveAsTypedUpdates() async throws {
+        var iterator = monitor.updates(for: ["t-unknown"], every: 10, rounds: 1).makeAsyncIterator()
+        let update = try #require(await iterator.next())
+        switch update.result {
+        case .success: Issue.record("expected a service fault")
+        case .failure(let error):
+            #expect(error.fault == .service && error.status == 404)
+        }
+    }
+}
+
+/// Yields until `probe` returns a value; fails the test after many yields.
+func eventually<T>(_ probe: () -> T?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
+    for _ in 0..<100_000 {
+        if let value = probe() { return value }
+        await Task.yield()
+    }
+    Issue.record("condition never held", sourceLocation: sourceLocation)
+    throw CancellationError()
+}

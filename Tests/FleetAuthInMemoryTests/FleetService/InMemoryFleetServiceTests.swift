@@ -1,0 +1,66 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("In-memory fleet service checks tokens like the real one")
+struct InMemoryFleetServiceTests {
+    let clock = ManualWallClock()
+    var now: Double { clock.now().timeIntervalSince1970 }
+
+    func token(_ edit: (inout [String: Any]) -> Void = { _ in }) -> String {
+        var payload: [String: Any] = [
+            "aud": "https://fleet.example.com/", "iat": now, "exp": now + 3600, "authorization": ["vehicleid": "v-1"],
+        ]
+        edit(&payload)
+        return InMemoryTokenBackend.jwt(payload: payload)
+    }
+
+    func put(_ bearer: String?, path: String = "/v1/providers/demo-project/vehicles/v-1") async -> InMemoryFleetService.Call {
+        let service = InMemoryFleetService(clock: clock)
+        var headers: [String: String] = [:]
+        if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
+        _ = await service.respond(
+            to: TransportRequest(
+                method: .put, url: URL(string: "https://fleet.example.com\(path)")!, headers: headers,
+                body: Data(#"{"lastLocation":{}}"#.utf8)))
+        return service.calls[0]
+    }
+
+    @Test func aValidTokenIsAccepted() async {
+        let call = await put(token())
+        #expect(call.accepted && call.status == 200 && call.scope == .vehicle("v-1"))
+    }
+
+    @Test(arguments: [
+        ("no token", nil as String?, 401),
+        ("not a JWT", "opaque", 401),
+    ])
+    func missingOrMalformedTokens(name: String, bearer: String?, status: Int) async {
+        let call = await put(bearer)
+        #expect(call.status == status && !call.accepted, "\(name)")
+    }
+
+    @Test func everyClaimRuleRejects() async {
+        let cases: [(String, (inout [String: Any]) -> Void, Int)] = [
+            ("wrong audience", { $0["aud"] = "https://other.example/" }, 401),
+            ("expired", { $0["exp"] = now - 1 }, 401),
+            ("missing iat", { $0["iat"] = nil }, 401),
+            ("issued 20 minutes in the future", { $0["iat"] = now + 1200; $0["exp"] = now + 3000 }, 401),
+            ("lifetime two hours", { $0["exp"] = now + 7200 }, 401),
+            ("another vehicle", { $0["authorization"] = ["vehicleid": "v-2"] }, 403),
+            ("a trip token", { $0["authorization"] = ["tripid": "v-1"] }, 403),
+        ]
+        for (name, edit, status) in cases {
+            let call = await put(token(edit))
+            #expect(call.status == status && !call.accepted, "\(name)")
+        }
+        #expect(await put(token { $0["iat"] = now + 300 }).accepted, "5 minutes of skew is tolerated")
+        #expect(await put(token { $0["authorization"] = ["vehicleid": "*"] }).accepted, "wildcard")
+    }
+
+    @Test func unknownPathsAre404() async {
+        #expect(await put(token(), path: "/v1/providers/other-project/vehicles/v-1").status == 404)
+        #expect(await put(token(), path: "/v2/things").status == 404)
+    }
+}
