@@ -1,0 +1,59 @@
+import FleetAuthConsumer
+import FleetAuthDriver
+import FleetAuthInMemory
+import FleetAuthURLSession
+import Foundation
+import Testing
+
+@Suite("Reporter and monitor over real HTTP against the fleet-service fixture")
+struct FleetServiceEndToEndTests {
+    let server: LoopbackServer
+    let fleet: FleetServiceEndpoint
+    init() throws {
+        server = try LoopbackServer.running()
+        fleet = FleetServiceEndpoint(baseURL: server.baseURL, providerID: "loopback-project")
+    }
+
+    @Test func reporterSendsSignedTokensTheFixtureAccepts() async throws {
+        let vehicleID = "v-e2e-\(UUID().uuidString.prefix(6))"
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/expires-in-seconds"), format: .tokenWithExpiresInSeconds),
+            transport: URLSessionTransport())
+        let reporter = try VehicleReporter(
+            fleetService: fleet, vehicleID: vehicleID, authorization: provider, transport: URLSessionTransport())
+        for step in 0..<5 {
+            let receipt = try await reporter.report(
+                VehicleLocation(latitude: 48.85 + Double(step) / 1000, longitude: 2.35, heading: 180, timestamp: Date()))
+            #expect(receipt.status == 200 && receipt.attempts == 1)
+        }
+        #expect(try await server.requestCount(key: "fleet-accepted-\(vehicleID)") == 5)
+        #expect(try await server.requestCount(key: "fleet-rejected-\(vehicleID)") == 0)
+    }
+
+    @Test func unsignedTokensAreRejectedAndReportedAsTokenFaults() async throws {
+        let vehicleID = "v-unsigned-\(UUID().uuidString.prefix(6))"
+        // The in-memory backend's tokens carry no real signature: the fixture refuses them.
+        let transport = InMemoryTransport()
+        transport.mount(InMemoryTokenBackend(), at: "/token")
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport)
+        let reporter = try VehicleReporter(
+            fleetService: fleet, vehicleID: vehicleID, authorization: provider, transport: URLSessionTransport())
+        do {
+            _ = try await reporter.report(VehicleLocation(latitude: 1, longitude: 1, timestamp: Date()))
+            Issue.record("expected a token fault")
+        } catch {
+            #expect(error.fault == .token && error.status == 401)
+        }
+        #expect(try await server.requestCount(key: "fleet-rejected-\(vehicleID)") == 2)  // one retry, no storm
+        #expect(transport.requestCount == 2)  // the rejected token was replaced once
+    }
+
+    @Test func monitorFetchesATripOverHTTP() async throws {
+        let provider = try ConsumerTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/plain"), format: .plainText), transport: URLSessionTransport())
+        let monitor = TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
+        let snapshot = try await monitor.fetchTrip("t-e2e")
+        #expect(snapshot.status == "ENROUTE_TO_PICKUP" && snapshot.remainingDistanceMeters == 4200)
+    }
+}
