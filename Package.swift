@@ -18,10 +18,25 @@ let package = Package(
         .target(name: "FleetAuthURLSession", dependencies: ["FleetAuthCore"]),
         .target(name: "FleetAuthInMemory", dependencies: ["FleetAuthCore"]),
 
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["FleetAuthCore", "FleetAuthInMemory"],
+            path: "Examples/ExampleSupport"
+        ),
         .executableTarget(
-            name: "QuickStart",
-            dependencies: ["FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory"],
-            path: "Examples/QuickStart"
+            name: "DriverApp",
+            dependencies: ["ExampleSupport", "FleetAuthDriver", "FleetAuthURLSession", "FleetAuthInMemory"],
+            path: "Examples/DriverApp"
+        ),
+        .executableTarget(
+            name: "ConsumerApp",
+            dependencies: ["ExampleSupport", "FleetAuthConsumer", "FleetAuthURLSession", "FleetAuthInMemory"],
+            path: "Examples/ConsumerApp"
+        ),
+        .executableTarget(
+            name: "CustomTransport",
+            dependencies: ["FleetAuthDriver", "FleetAuthInMemory"],
+            path: "Examples/CustomTransport"
         ),
 
         .testTarget(name: "FleetAuthCoreTests", dependencies: ["FleetAuthCore", "FleetAuthInMemory"]),
@@ -39,6 +54,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["DriverApp", "ConsumerApp", "CustomTransport"]),
     ]
 )
 

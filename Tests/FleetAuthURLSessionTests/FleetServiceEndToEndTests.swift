@@ -23,7 +23,8 @@ struct FleetServiceEndToEndTests {
             fleetService: fleet, vehicleID: vehicleID, authorization: provider, transport: URLSessionTransport())
         for step in 0..<5 {
             let receipt = try await reporter.report(
-                VehicleLocation(latitude: 48.85 + Double(step) / 1000, longitude: 2.35, heading: 180, timestamp: Date()))
+                VehicleLocation(latitude: 48.85 + Double(step) / 1000, longitude: 2.35, heading: 180, timestamp: Date())
+            )
             #expect(receipt.status == 200 && receipt.attempts == 1)
         }
         #expect(try await server.requestCount(key: "fleet-accepted-\(vehicleID)") == 5)
@@ -51,7 +52,8 @@ struct FleetServiceEndToEndTests {
 
     @Test func monitorFetchesATripOverHTTP() async throws {
         let provider = try ConsumerTokenProvider(
-            endpoint: TokenEndpoint(url: server.url("/token/plain"), format: .plainText), transport: URLSessionTransport())
+            endpoint: TokenEndpoint(url: server.url("/token/plain"), format: .plainText),
+            transport: URLSessionTransport())
         let monitor = TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
         let snapshot = try await monitor.fetchTrip("t-e2e")
         #expect(snapshot.status == "ENROUTE_TO_PICKUP" && snapshot.remainingDistanceMeters == 4200)

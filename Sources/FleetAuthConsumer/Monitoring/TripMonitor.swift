@@ -80,7 +80,8 @@ public final class TripMonitor: Sendable {
     }
 
     private func follow(
-        _ tripID: String, every interval: TimeInterval, rounds: Int?, into continuation: AsyncStream<TripUpdate>.Continuation
+        _ tripID: String, every interval: TimeInterval, rounds: Int?,
+        into continuation: AsyncStream<TripUpdate>.Continuation
     ) async {
         var round = 0
         while !Task.isCancelled, rounds.map({ round < $0 }) ?? true {

@@ -418,6 +418,9 @@ public final class TokenEngine: Sendable {
         state.withLock { $0.cache[scope]?.token }
     }
 
+    /// How many fetches are in flight, background refreshes included.
+    public var activeFetchCount: Int { state.withLock { $0.flights.count } }
+
     /// How many scopes have a cached token.
     public var cachedScopeCount: Int { state.withLock { $0.cache.count } }
 

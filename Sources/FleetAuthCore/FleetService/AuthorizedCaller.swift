@@ -59,17 +59,20 @@ package struct AuthorizedCaller: Sendable {
                 invalidate(token.value)
                 throw FleetServiceError(
                     fault: .token,
-                    message: "The fleet service refused a freshly fetched token too (HTTP \(response.status)); check that the backend mints tokens for this provider, audience and \(scope.kind).",
+                    message:
+                        "The fleet service refused a freshly fetched token too (HTTP \(response.status)); check that the backend mints tokens for this provider, audience and \(scope.kind).",
                     scope: scope, status: response.status, tokenFingerprint: AuthToken.fingerprint(of: token.value))
             }
         }
         guard (200...299).contains(response.status) else {
             throw FleetServiceError(
                 fault: .service,
-                message: "The fleet service answered HTTP \(response.status)\((500...599).contains(response.status) ? "; try again later" : "; check the request").",
+                message:
+                    "The fleet service answered HTTP \(response.status)\((500...599).contains(response.status) ? "; try again later" : "; check the request").",
                 scope: scope, status: response.status, tokenFingerprint: AuthToken.fingerprint(of: token.value))
         }
-        return Delivery(response: response, tokenFingerprint: AuthToken.fingerprint(of: token.value), attempts: attempts)
+        return Delivery(
+            response: response, tokenFingerprint: AuthToken.fingerprint(of: token.value), attempts: attempts)
     }
 
     /// A token that has not expired by what the caller can tell; an expired one is
@@ -82,9 +85,11 @@ package struct AuthorizedCaller: Sendable {
             if isExpired(token) {
                 throw FleetServiceError(
                     fault: .token,
-                    message: "The provider returned an expired token twice; nothing was sent. Check the provider's cache and the backend's clock.",
+                    message:
+                        "The provider returned an expired token twice; nothing was sent. Check the provider's cache and the backend's clock.",
                     scope: scope, tokenFingerprint: AuthToken.fingerprint(of: token.value),
-                    underlyingError: FleetAuthError(code: .tokenExpired, message: "The token has expired.", scope: scope))
+                    underlyingError: FleetAuthError(
+                        code: .tokenExpired, message: "The token has expired.", scope: scope))
             }
         }
         return token
@@ -95,7 +100,8 @@ package struct AuthorizedCaller: Sendable {
             return try await fetchToken()
         } catch {
             throw FleetServiceError(
-                fault: .token, message: "No token could be fetched for \(scope): \(Self.summary(of: error))", scope: scope,
+                fault: .token, message: "No token could be fetched for \(scope): \(Self.summary(of: error))",
+                scope: scope,
                 underlyingError: error)
         }
     }
@@ -118,7 +124,8 @@ package struct AuthorizedCaller: Sendable {
         } catch {
             throw FleetServiceError(
                 fault: .network,
-                message: "The request to the fleet service got no answer: \(Self.summary(of: error)). Check connectivity; the update can be retried.",
+                message:
+                    "The request to the fleet service got no answer: \(Self.summary(of: error)). Check connectivity; the update can be retried.",
                 scope: scope, tokenFingerprint: AuthToken.fingerprint(of: token.value), underlyingError: error)
         }
     }

@@ -44,13 +44,15 @@ public struct FleetServiceEndpoint: Sendable {
             let scheme = components.scheme?.lowercased(), let host = components.host
         else { throw refuse("The fleet service URL is not an absolute http(s) URL.") }
         guard scheme == "https" || (scheme == "http" && (allowsInsecureHTTP || TokenEndpoint.isLoopback(host))) else {
-            throw refuse("The fleet service URL must use https (plain http only to loopback or with allowsInsecureHTTP).")
+            throw refuse(
+                "The fleet service URL must use https (plain http only to loopback or with allowsInsecureHTTP).")
         }
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#;")
         let segments = ["v1", "providers", providerID] + tail
         let encoded = segments.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }
-        let basePath = components.percentEncodedPath.hasSuffix("/")
+        let basePath =
+            components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         components.percentEncodedPath = basePath + "/" + encoded.joined(separator: "/")
         components.percentEncodedQuery = query

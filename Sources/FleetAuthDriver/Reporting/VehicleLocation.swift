@@ -31,8 +31,12 @@ public struct VehicleLocation: Sendable, Equatable {
     /// What is wrong with the values, or `nil` if they are plausible.
     public var problem: String? {
         if !latitude.isFinite || !(-90...90).contains(latitude) { return "latitude \(latitude) is outside −90…90" }
-        if !longitude.isFinite || !(-180...180).contains(longitude) { return "longitude \(longitude) is outside −180…180" }
-        if let heading, !heading.isFinite || heading < 0 || heading >= 360 { return "heading \(heading) is outside 0…<360" }
+        if !longitude.isFinite || !(-180...180).contains(longitude) {
+            return "longitude \(longitude) is outside −180…180"
+        }
+        if let heading, !heading.isFinite || heading < 0 || heading >= 360 {
+            return "heading \(heading) is outside 0…<360"
+        }
         if let speed, !speed.isFinite || speed < 0 { return "speed \(speed) is negative or not finite" }
         if let accuracy, !accuracy.isFinite || accuracy < 0 { return "accuracy \(accuracy) is negative or not finite" }
         return nil

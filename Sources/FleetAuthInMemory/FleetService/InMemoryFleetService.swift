@@ -60,7 +60,8 @@ public final class InMemoryFleetService: Sendable {
         /// `PUT vehicle v-1 tok_… → 200` or `… → 401 (token expired)`.
         public var description: String {
             let target = scope?.description ?? "?"
-            return "\(method) \(target) \(tokenFingerprint ?? "no-token") → \(status)\(rejection.map { " (\($0))" } ?? "")"
+            return
+                "\(method) \(target) \(tokenFingerprint ?? "no-token") → \(status)\(rejection.map { " (\($0))" } ?? "")"
         }
     }
 
@@ -135,7 +136,8 @@ public final class InMemoryFleetService: Sendable {
             method: request.method, scope: scope, tokenFingerprint: fingerprint, status: status,
             rejection: verdict.rejection ?? ((200...299).contains(status) ? nil : "HTTP \(status)"), at: now)
         state.withLock { $0.calls.append(call) }
-        return TransportResponse(status: status, headers: ["Content-Type": "application/json"], body: body, url: request.url)
+        return TransportResponse(
+            status: status, headers: ["Content-Type": "application/json"], body: body, url: request.url)
     }
 
     private func check(_ bearer: String?, covering scope: AuthorizationScope, at now: Date) -> (Int, String?) {
@@ -144,8 +146,12 @@ public final class InMemoryFleetService: Sendable {
         guard claims.audience.contains(configuration.audience) else { return (401, "wrong audience") }
         guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
         guard exp > now else { return (401, "token expired") }
-        guard iat.timeIntervalSince(now) <= configuration.skewTolerance else { return (401, "token issued in the future") }
-        guard exp.timeIntervalSince(iat) <= configuration.maximumLifetime else { return (401, "lifetime over one hour") }
+        guard iat.timeIntervalSince(now) <= configuration.skewTolerance else {
+            return (401, "token issued in the future")
+        }
+        guard exp.timeIntervalSince(iat) <= configuration.maximumLifetime else {
+            return (401, "lifetime over one hour")
+        }
         guard claims.covers(scope) else { return (403, "token does not cover \(scope)") }
         return (200, nil)
     }

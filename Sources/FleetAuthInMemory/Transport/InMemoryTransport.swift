@@ -75,12 +75,16 @@ public final class InMemoryTransport: HTTPTransport {
     /// Answers requests to `path` (and `method`, if given) with `handler`. Later routes
     /// for the same path take precedence.
     public func route(_ path: String, method: TransportRequest.Method? = nil, handler: @escaping Handler) {
-        state.withLock { $0.routes.insert(Route(method: method, path: path, matchesPrefix: false, handler: handler), at: 0) }
+        state.withLock {
+            $0.routes.insert(Route(method: method, path: path, matchesPrefix: false, handler: handler), at: 0)
+        }
     }
 
     /// Answers requests to every path that starts with `prefix` with `handler`.
     public func route(prefix: String, method: TransportRequest.Method? = nil, handler: @escaping Handler) {
-        state.withLock { $0.routes.insert(Route(method: method, path: prefix, matchesPrefix: true, handler: handler), at: 0) }
+        state.withLock {
+            $0.routes.insert(Route(method: method, path: prefix, matchesPrefix: true, handler: handler), at: 0)
+        }
     }
 
     /// Answers every request to `path` with the token backend.

@@ -21,7 +21,8 @@ struct TripMonitorTests {
         provider = try ConsumerTokenProvider(
             endpoint: TokenEndpoint(url: "https://backend.example.com/trip-token"), transport: transport, clock: clock)
         monitor = TripMonitor(
-            fleetService: FleetServiceEndpoint(baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+            fleetService: FleetServiceEndpoint(
+                baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
             authorization: provider, transport: transport, clock: clock)
         for trip in ["t-1", "t-2", "t-3"] { fleet.addTrip(trip, vehicleID: "v-\(trip)", duration: 600) }
     }
@@ -52,7 +53,9 @@ struct TripMonitorTests {
         #expect(snapshots.suffix(3).allSatisfy { $0.status == "ENROUTE_TO_PICKUP" })
         // One token per trip, each call covered by its own trip's token.
         #expect(backend.mintedCount == 3)
-        let fingerprints = Dictionary(grouping: fleet.calls, by: { $0.scope!.id }).mapValues { Set($0.map(\.tokenFingerprint)) }
+        let fingerprints = Dictionary(grouping: fleet.calls, by: { $0.scope!.id }).mapValues {
+            Set($0.map(\.tokenFingerprint))
+        }
         #expect(fingerprints.values.allSatisfy { $0.count == 1 })
         #expect(Set(fingerprints.values.flatMap { $0 }).count == 3)
         #expect(fleet.rejectedCount == 0)
@@ -62,7 +65,7 @@ struct TripMonitorTests {
         var iterator: AsyncStream<TripUpdate>.Iterator? = monitor.updates(for: ["t-1"], every: 10).makeAsyncIterator()
         _ = await iterator?.next()
         iterator = nil  // the consumer walks away
-        try await eventually { clock.sleeperCount == 0 && fleet.calls.count == 1 ? true : nil }
+        _ = try await eventually { clock.sleeperCount == 0 && fleet.calls.count == 1 ? true : nil }
         clock.advance(by: 100)
         #expect(fleet.calls.count == 1)
     }

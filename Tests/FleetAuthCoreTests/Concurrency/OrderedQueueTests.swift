@@ -12,7 +12,9 @@ struct OrderedQueueTests {
             for index in 0..<50 {
                 group.addTask {
                     await queue.run {
-                        let now = running.withLock { $0 += 1; return $0 }
+                        let now = running.withLock {
+                            $0 += 1; return $0
+                        }
                         maxRunning.withLock { $0 = max($0, now) }
                         for _ in 0..<3 { await Task.yield() }
                         log.withLock { $0.append(index) }

@@ -151,17 +151,9 @@ func eventually<T>(_ probe: () -> T?, sourceLocation: SourceLocation = #_sourceL
     throw CancellationError()
 }
 
-/// Waits until no fetch of the harness is in flight.
+/// Waits until no fetch of the harness is in flight (a refresh slot is claimed before
+/// the stale token is returned, so this cannot miss one that has not started yet).
+@discardableResult
 func eventuallyIdle(_ h: EngineHarness) async throws -> Bool {
-    try await eventually {
-        let started = h.events.count { if case .fetchStarted = $0 { true } else { false } }
-        let ended = h.events.count {
-            switch $0 {
-            case .fetchSucceeded: true
-            case .fetchFailed(_, _, _, let retry): retry == nil
-            default: false
-            }
-        }
-        return started == ended ? true : nil
-    }
+    try await eventually { h.engine.activeFetchCount == 0 ? true : nil }
 }

@@ -18,14 +18,16 @@ struct ReporterFixture {
         transport.mount(backend, at: "/driver-token")
         transport.mount(fleet)
         provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport, clock: clock)
+            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport, clock: clock
+        )
     }
 
     func reporter(_ vehicleID: String, authorization: (any DriverAuthorization)? = nil) throws(FleetServiceError)
         -> VehicleReporter
     {
         try VehicleReporter(
-            fleetService: FleetServiceEndpoint(baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+            fleetService: FleetServiceEndpoint(
+                baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
             vehicleID: vehicleID, authorization: authorization ?? provider, transport: transport, clock: clock)
     }
 
@@ -46,7 +48,9 @@ struct VehicleReporterTests {
         #expect(call.accepted && call.method == .put && call.scope == .vehicle("v-42"))
         #expect(call.tokenFingerprint == receipt.tokenFingerprint)
         let update = try #require(f.transport.requests.last)
-        #expect(update.url.absoluteString == "https://fleet.example.com/v1/providers/demo-project/vehicles/v-42?updateMask=lastLocation")
+        #expect(
+            update.url.absoluteString
+                == "https://fleet.example.com/v1/providers/demo-project/vehicles/v-42?updateMask=lastLocation")
         let body = try #require(f.fleet.lastUpdate(of: "v-42"))
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         let last = try #require(object["lastLocation"] as? [String: Any])
@@ -107,7 +111,10 @@ struct VehicleReporterTests {
         let token: String
         let invalidations = LockedState(0)
         init(token: String) { self.token = token }
-        func fetchToken(with authorizationContext: DriverAuthorizationContext?, completion: @escaping AuthTokenFetchCompletionHandler) {
+        func fetchToken(
+            with authorizationContext: DriverAuthorizationContext?,
+            completion: @escaping AuthTokenFetchCompletionHandler
+        ) {
             let token = self.token
             Task { completion(token, nil) }
         }

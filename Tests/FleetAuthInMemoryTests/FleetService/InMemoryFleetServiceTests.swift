@@ -16,7 +16,9 @@ struct InMemoryFleetServiceTests {
         return InMemoryTokenBackend.jwt(payload: payload)
     }
 
-    func put(_ bearer: String?, path: String = "/v1/providers/demo-project/vehicles/v-1") async -> InMemoryFleetService.Call {
+    func put(_ bearer: String?, path: String = "/v1/providers/demo-project/vehicles/v-1") async
+        -> InMemoryFleetService.Call
+    {
         let service = InMemoryFleetService(clock: clock)
         var headers: [String: String] = [:]
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
@@ -46,7 +48,12 @@ struct InMemoryFleetServiceTests {
             ("wrong audience", { $0["aud"] = "https://other.example/" }, 401),
             ("expired", { $0["exp"] = now - 1 }, 401),
             ("missing iat", { $0["iat"] = nil }, 401),
-            ("issued 20 minutes in the future", { $0["iat"] = now + 1200; $0["exp"] = now + 3000 }, 401),
+            (
+                "issued 20 minutes in the future",
+                {
+                    $0["iat"] = now + 1200; $0["exp"] = now + 3000
+                }, 401
+            ),
             ("lifetime two hours", { $0["exp"] = now + 7200 }, 401),
             ("another vehicle", { $0["authorization"] = ["vehicleid": "v-2"] }, 403),
             ("a trip token", { $0["authorization"] = ["tripid": "v-1"] }, 403),

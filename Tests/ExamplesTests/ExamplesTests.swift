@@ -1,0 +1,76 @@
+import ExampleSupport
+import FleetAuthCore
+import Foundation
+import Testing
+
+@testable import ConsumerApp
+@testable import CustomTransport
+@testable import DriverApp
+
+@Suite("Examples keep working")
+struct ExamplesTests {
+    @Test func driverAppEmbeddedRunIsClean() async throws {
+        var options = DriverSimulation.Options()
+        options.hours = 2
+        let report = try await DriverSimulation.run(options)
+        #expect(report.updatesSent == 1440)
+        #expect(report.updatesAccepted == report.updatesSent)
+        #expect(report.updatesFailed == 0 && report.callsRejectedByFleet == 0)
+        #expect(report.tokenFetches <= report.minimumTokenFetches + 1)
+        #expect(report.callersThatWaited == 1)  // only the very first update waited for a token
+        #expect(report.description.contains("rejected updates        0"))
+    }
+
+    @Test func driverAppWithShortTokensStillNeverFails() async throws {
+        var options = DriverSimulation.Options()
+        options.hours = 0.5
+        options.tokenLifetime = 600
+        let report = try await DriverSimulation.run(options)
+        #expect(report.updatesFailed == 0 && report.callsRejectedByFleet == 0)
+        #expect(report.tokenFetches <= report.minimumTokenFetches + 2)
+    }
+
+    @Test func consumerAppFollowsEveryTripToTheEnd() async throws {
+        var options = TripSimulation.Options()
+        options.hours = 1
+        let report = try await TripSimulation.run(options)
+        #expect(report.errors == 0 && report.callsRejectedByFleet == 0)
+        #expect(report.snapshots.count == 3 && report.snapshots.values.allSatisfy { $0 == 360 })
+        #expect(report.finalStatus.values.allSatisfy { $0 == "COMPLETE" })
+        #expect(report.tokensPerTrip.values.allSatisfy { (1...2).contains($0) })
+    }
+
+    @Test func customTransportConformsAndLogsNoSecrets() async throws {
+        let lines = Counter()
+        let log = LogLines()
+        let result = try await CustomTransportExample.run(log: { line in
+            lines.increment()
+            log.append(line)
+        })
+        #expect(result.conformanceFailures.isEmpty, "\(result.conformanceFailures)")
+        #expect(lines.count > 10)
+        for line in log.all {
+            for part in result.token.value.split(separator: ".") { #expect(!line.contains(part)) }
+        }
+        #expect(log.all.filter { $0.hasPrefix("→") }.allSatisfy { $0.contains("X-App-Version") })
+    }
+
+    @Test func commandLineOptionsParseValuesAndFlags() throws {
+        let options = try CommandLineOptions(["--token-url", "https://t.example", "--help", "--hours", "2"])
+        #expect(options.value("token-url") == "https://t.example")
+        #expect(options.value("hours") == "2")
+        #expect(options.flag("help") && !options.flag("verbose"))
+        #expect(throws: CommandLineOptions.UsageError.self) { try CommandLineOptions(["stray"]) }
+        #expect(try CommandLineOptions.format(named: "expires-in-seconds") == .tokenWithExpiresInSeconds)
+        #expect(throws: CommandLineOptions.UsageError.self) { try CommandLineOptions.format(named: "xml") }
+    }
+}
+
+/// Log lines collected from any thread.
+final class LogLines: @unchecked Sendable {
+    // Safe because `lines` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
