@@ -39,14 +39,19 @@ let package = Package(
             path: "Examples/CustomTransport"
         ),
 
-        .testTarget(name: "FleetAuthCoreTests", dependencies: ["FleetAuthCore", "FleetAuthInMemory"]),
+        // Helpers shared by the test targets (not a product).
+        .target(name: "FleetAuthTestSupport", path: "Tests/FleetAuthTestSupport"),
+        .testTarget(
+            name: "FleetAuthCoreTests",
+            dependencies: ["FleetAuthCore", "FleetAuthInMemory", "FleetAuthTestSupport"]
+        ),
         .testTarget(
             name: "FleetAuthDriverTests",
-            dependencies: ["FleetAuthDriver", "FleetAuthInMemory"]
+            dependencies: ["FleetAuthDriver", "FleetAuthInMemory", "FleetAuthTestSupport"]
         ),
         .testTarget(
             name: "FleetAuthConsumerTests",
-            dependencies: ["FleetAuthConsumer", "FleetAuthInMemory"]
+            dependencies: ["FleetAuthConsumer", "FleetAuthInMemory", "FleetAuthTestSupport"]
         ),
         .testTarget(
             name: "FleetAuthURLSessionTests",

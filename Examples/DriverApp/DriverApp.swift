@@ -21,25 +21,12 @@ struct DriverApp {
         """
 
     static func main() async {
-        do {
-            let arguments = try CommandLineOptions(Array(CommandLine.arguments.dropFirst()))
-            if arguments.flag("help") {
-                print(usage)
-                return
-            }
-            if let tokenURL = arguments.value("token-url") {
-                try await runAgainstRealServices(tokenURL: tokenURL, arguments)
-            } else {
-                var options = DriverSimulation.Options()
-                if let hours = arguments.value("hours").flatMap(Double.init) { options.hours = hours }
-                options.progress = { line in FileHandle.standardError.write(Data("\r\(line)".utf8)) }
-                let report = try await DriverSimulation.run(options)
-                FileHandle.standardError.write(Data("\n".utf8))
-                print(report)
-            }
-        } catch {
-            FileHandle.standardError.write(Data("DriverApp: \(error)\n".utf8))
-            exit(1)
+        await ExampleCommand.main(name: "DriverApp", usage: usage, real: runAgainstRealServices) {
+            arguments, progress in
+            var options = DriverSimulation.Options()
+            if let hours = arguments.value("hours").flatMap(Double.init) { options.hours = hours }
+            options.progress = progress
+            return try await DriverSimulation.run(options)
         }
     }
 

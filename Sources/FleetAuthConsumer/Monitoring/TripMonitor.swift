@@ -42,14 +42,8 @@ public final class TripMonitor: Sendable {
             timeout: fleetService.timeout)
         let authorization = self.authorization
         let caller = AuthorizedCaller(
-            scope: context.scope, transport: transport, clock: clock,
-            fetchToken: {
-                if let provider = authorization as? ConsumerTokenProvider {
-                    let token = try await provider.token(for: context)
-                    return .init(value: token.value, expiresAt: token.expiresAt)
-                }
-                return .init(value: try await authorization.fetchToken(with: context), expiresAt: nil)
-            },
+            context: context, authorization: authorization, transport: transport, clock: clock,
+            fetchToken: { try await authorization.fetchToken(with: context) },
             invalidate: { token in authorization.invalidate(token, for: context) })
         let delivery = try await caller.send(request)
         guard let snapshot = TripSnapshot(tripID: tripID, body: delivery.response.body, receivedAt: clock.now()) else {

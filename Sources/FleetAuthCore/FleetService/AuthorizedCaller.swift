@@ -45,6 +45,24 @@ package struct AuthorizedCaller: Sendable {
         self.invalidate = invalidate
     }
 
+    /// Creates a caller for `context` that fetches tokens through `authorization`; when it
+    /// is FleetAuth's own ``TokenProvider``, its skew-corrected expiry is used.
+    package init<Context: AuthorizationContext>(
+        context: Context, authorization: any Sendable, transport: any HTTPTransport, clock: any WallClock,
+        fetchToken: @escaping @Sendable () async throws -> String, invalidate: @escaping @Sendable (String) -> Void
+    ) {
+        self.init(
+            scope: context.scope, transport: transport, clock: clock,
+            fetchToken: {
+                if let provider = authorization as? TokenProvider<Context> {
+                    let token = try await provider.token(for: context)
+                    return IssuedToken(value: token.value, expiresAt: token.expiresAt)
+                }
+                return IssuedToken(value: try await fetchToken(), expiresAt: nil)
+            },
+            invalidate: invalidate)
+    }
+
     /// Sends `request` with a bearer token and returns the 2xx response.
     package func send(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
         var token = try await usableToken()

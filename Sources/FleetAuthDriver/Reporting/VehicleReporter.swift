@@ -45,16 +45,8 @@ public final class VehicleReporter: Sendable {
         self.fleetService = fleetService
         self.context = context
         self.caller = AuthorizedCaller(
-            scope: context.scope,
-            transport: transport,
-            clock: clock,
-            fetchToken: {
-                if let provider = authorization as? DriverTokenProvider {
-                    let token = try await provider.token(for: context)
-                    return .init(value: token.value, expiresAt: token.expiresAt)
-                }
-                return .init(value: try await authorization.fetchToken(with: context), expiresAt: nil)
-            },
+            context: context, authorization: authorization, transport: transport, clock: clock,
+            fetchToken: { try await authorization.fetchToken(with: context) },
             invalidate: { token in authorization.invalidate(token, for: context) })
     }
 

@@ -1,5 +1,6 @@
 import FleetAuthConsumer
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 import Testing
 
@@ -87,14 +88,4 @@ struct TripMonitorTests {
             #expect(error.fault == .service && error.status == 404)
         }
     }
-}
-
-/// Yields until `probe` returns a value; fails the test after many yields.
-func eventually<T>(_ probe: () -> T?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
-    for _ in 0..<100_000 {
-        if let value = probe() { return value }
-        await Task.yield()
-    }
-    Issue.record("condition never held", sourceLocation: sourceLocation)
-    throw CancellationError()
 }

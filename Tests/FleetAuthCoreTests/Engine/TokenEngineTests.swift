@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 import Testing
 
@@ -139,16 +140,6 @@ struct TokenEngineTests {
         // One fetch at start, then one per 50 minutes (refresh 10 minutes before expiry).
         #expect(h.transport.requestCount <= 4 * 3600 / 3000 + 1)
     }
-}
-
-/// Yields until `probe` returns a value; fails the test after many yields.
-func eventually<T>(_ probe: () -> T?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
-    for _ in 0..<100_000 {
-        if let value = probe() { return value }
-        await Task.yield()
-    }
-    Issue.record("condition never held", sourceLocation: sourceLocation)
-    throw CancellationError()
 }
 
 /// Waits until no fetch of the harness is in flight (a refresh slot is claimed before

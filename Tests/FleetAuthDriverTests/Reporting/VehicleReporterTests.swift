@@ -1,5 +1,6 @@
 import FleetAuthDriver
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 import Testing
 
@@ -225,14 +226,4 @@ struct VehicleReporterTests {
         for reporter in reporters.dropFirst() { _ = try await reporter.report(f.location(1)) }
         #expect(f.backend.mintedCount == minted + 1)
     }
-}
-
-/// Yields until `probe` returns a value; fails the test after many yields.
-func eventually<T>(_ probe: () -> T?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
-    for _ in 0..<100_000 {
-        if let value = probe() { return value }
-        await Task.yield()
-    }
-    Issue.record("condition never held", sourceLocation: sourceLocation)
-    throw CancellationError()
 }
