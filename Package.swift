@@ -40,7 +40,7 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets (not a product).
-        .target(name: "FleetAuthTestSupport", path: "Tests/FleetAuthTestSupport"),
+        .target(name: "FleetAuthTestSupport", path: "Tests/FleetAuthTestSupport", exclude: ["Fixtures"]),
         .testTarget(
             name: "FleetAuthCoreTests",
             dependencies: ["FleetAuthCore", "FleetAuthInMemory", "FleetAuthTestSupport"]
@@ -55,8 +55,9 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetAuthURLSessionTests",
-            dependencies: ["FleetAuthURLSession", "FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory"],
-            exclude: ["Fixtures"]
+            dependencies: [
+                "FleetAuthURLSession", "FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory", "FleetAuthTestSupport",
+            ]
         ),
         .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),
         .testTarget(name: "ExamplesTests", dependencies: ["DriverApp", "ConsumerApp", "CustomTransport"]),

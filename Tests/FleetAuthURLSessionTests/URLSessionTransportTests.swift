@@ -1,6 +1,7 @@
 import FleetAuthConsumer
 import FleetAuthDriver
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import FleetAuthURLSession
 import Foundation
 import Testing

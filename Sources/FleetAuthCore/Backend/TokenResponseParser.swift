@@ -125,7 +125,9 @@ public struct TokenResponseParser: Sendable {
         }
     }
 
-    private func extract(_ response: TransportResponse) throws(FleetAuthError) -> (String, Double?) {
+    /// The token and the body's expiry number (if the format has one), without any
+    /// validation of the token itself.
+    package func extract(_ response: TransportResponse) throws(FleetAuthError) -> (String, Double?) {
         switch format.body {
         case .plainText:
             guard let text = String(data: response.body, encoding: .utf8) else {
@@ -167,7 +169,7 @@ public struct TokenResponseParser: Sendable {
     }
 
     /// Compares the body's expiry with `exp`, both turned into absolute server time.
-    private func check(_ bodyExpiry: Double, against exp: Date, serverNow: Date) throws(FleetAuthError) {
+    package func check(_ bodyExpiry: Double, against exp: Date, serverNow: Date) throws(FleetAuthError) {
         guard case .json(_, let field?) = format.body else { return }
         let stated: Date =
             switch field.unit.value {

@@ -1,25 +1,26 @@
-import Foundation
+public import Foundation
 
 /// The Python fixture `Fixtures/loopback_server.py`, started once per test process on a
 /// free loopback port. It exits when this process ends (its standard input closes).
-final class LoopbackServer: Sendable {
-    struct StartFailure: Error, CustomStringConvertible {
-        let description: String
+public final class LoopbackServer: Sendable {
+    /// Why the fixture could not start.
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// The shared server, or why it could not start.
-    static let shared: Result<LoopbackServer, StartFailure> = Result { () throws(StartFailure) in try LoopbackServer() }
+    public static let shared: Result<LoopbackServer, StartFailure> = Result { () throws(StartFailure) in try LoopbackServer() }
 
     /// The server, or a thrown error that fails the calling test with the reason.
-    static func running() throws -> LoopbackServer { try shared.get() }
+    public static func running() throws -> LoopbackServer { try shared.get() }
 
-    let baseURL: URL
+    /// `http://127.0.0.1:PORT`.
+    public let baseURL: URL
     private let process: Process
     private let input: Pipe
 
     private init() throws(StartFailure) {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Fixtures/loopback_server.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -49,15 +50,15 @@ final class LoopbackServer: Sendable {
     }
 
     /// `http://127.0.0.1:PORT` + `path`.
-    func url(_ path: String) -> String { baseURL.absoluteString + path }
+    public func url(_ path: String) -> String { baseURL.absoluteString + path }
 
     /// A counter key no other test uses, for the fixture's per-key failure scripts.
-    static func uniqueKey(_ name: String = #function) -> String {
+    public static func uniqueKey(_ name: String = #function) -> String {
         "\(name.prefix(while: { $0 != "(" }))-\(UUID().uuidString.prefix(8))"
     }
 
     /// How many requests the fixture has seen for `key`.
-    func requestCount(key: String) async throws -> Int {
+    public func requestCount(key: String) async throws -> Int {
         let (data, _) = try await URLSession.shared.asyncData(from: URL(string: url("/stats"))!)
         let counts = try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
         return counts[key] ?? 0
@@ -65,12 +66,12 @@ final class LoopbackServer: Sendable {
 }
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 extension URLSession {
     /// `data(from:)` that also exists on Linux.
-    func asyncData(from url: URL) async throws -> (Data, URLResponse) {
+    public func asyncData(from url: URL) async throws -> (Data, URLResponse) {
         try await withCheckedThrowingContinuation { continuation in
             dataTask(with: url) { data, response, error in
                 if let error { return continuation.resume(throwing: error) }
