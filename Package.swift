@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "FleetAuthConsumer", targets: ["FleetAuthConsumer"]),
         .library(name: "FleetAuthURLSession", targets: ["FleetAuthURLSession"]),
         .library(name: "FleetAuthInMemory", targets: ["FleetAuthInMemory"]),
+        .executable(name: "fleetauth", targets: ["fleetauth"]),
+        .plugin(name: "CheckTokenEndpoint", targets: ["CheckTokenEndpoint"]),
     ],
     targets: [
         .target(name: "FleetAuthCore"),
@@ -17,6 +19,26 @@ let package = Package(
         .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore"]),
         .target(name: "FleetAuthURLSession", dependencies: ["FleetAuthCore"]),
         .target(name: "FleetAuthInMemory", dependencies: ["FleetAuthCore"]),
+
+        // The endpoint checker: logic in a library, a thin executable and a command plugin.
+        .target(name: "FleetAuthTool", dependencies: ["FleetAuthCore"]),
+        .executableTarget(name: "fleetauth", dependencies: ["FleetAuthTool", "FleetAuthURLSession"]),
+        .plugin(
+            name: "CheckTokenEndpoint",
+            capability: .command(
+                intent: .custom(
+                    verb: "check-token-endpoint",
+                    description: "Checks that a token backend issues tokens the FleetAuth SDK and the fleet service accept"
+                ),
+                permissions: [
+                    .allowNetworkConnections(
+                        scope: .all(),
+                        reason: "The check requests a token from the backend URL you pass with --url"
+                    )
+                ]
+            ),
+            dependencies: ["fleetauth"]
+        ),
 
         .target(
             name: "ExampleSupport",
@@ -60,6 +82,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),
+        .testTarget(
+            name: "FleetAuthToolTests",
+            dependencies: ["FleetAuthTool", "FleetAuthURLSession", "FleetAuthInMemory", "FleetAuthTestSupport"]
+        ),
         .testTarget(name: "ExamplesTests", dependencies: ["DriverApp", "ConsumerApp", "CustomTransport"]),
     ]
 )

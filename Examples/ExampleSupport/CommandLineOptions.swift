@@ -38,21 +38,14 @@ public struct CommandLineOptions {
     /// Whether the bare flag `--name` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    /// The response-format preset with this command-line name.
-    public static let formatNames =
-        "token-only, swift-sample, objc-sample, jwt-expiration-timestamp, expiration-timestamp-ms, expires-in-seconds, plain"
+    /// The short names of the response-format presets.
+    public static let formatNames = TokenResponseFormat.presetNames.map(\.name).joined(separator: ", ")
 
     /// The preset named `name`.
     public static func format(named name: String) throws -> TokenResponseFormat {
-        switch name {
-        case "token-only": .tokenOnly
-        case "swift-sample": .swiftSample()
-        case "objc-sample": .objectiveCSample()
-        case "jwt-expiration-timestamp": .jwtWithExpirationTimestamp
-        case "expiration-timestamp-ms": .tokenWithExpirationTimestampMilliseconds
-        case "expires-in-seconds": .tokenWithExpiresInSeconds
-        case "plain": .plainText
-        default: throw UsageError(message: "unknown format \(name)")
+        guard let format = TokenResponseFormat.preset(named: name) else {
+            throw UsageError(message: "unknown format \(name); use one of \(formatNames)")
         }
+        return format
     }
 }

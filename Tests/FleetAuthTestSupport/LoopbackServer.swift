@@ -9,7 +9,9 @@ public final class LoopbackServer: Sendable {
     }
 
     /// The shared server, or why it could not start.
-    public static let shared: Result<LoopbackServer, StartFailure> = Result { () throws(StartFailure) in try LoopbackServer() }
+    public static let shared: Result<LoopbackServer, StartFailure> = Result { () throws(StartFailure) in
+        try LoopbackServer()
+    }
 
     /// The server, or a thrown error that fails the calling test with the reason.
     public static func running() throws -> LoopbackServer { try shared.get() }

@@ -100,6 +100,19 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
         .tokenWithExpirationTimestampMilliseconds, .tokenWithExpiresInSeconds, .plainText,
     ]
 
+    /// Short names for the presets, as command lines and configuration files spell them.
+    public static let presetNames: [(name: String, format: TokenResponseFormat)] = [
+        ("token-only", .tokenOnly), ("swift-sample", .swiftSample()), ("objc-sample", .objectiveCSample()),
+        ("jwt-expiration-timestamp", .jwtWithExpirationTimestamp),
+        ("expiration-timestamp-ms", .tokenWithExpirationTimestampMilliseconds),
+        ("expires-in-seconds", .tokenWithExpiresInSeconds), ("plain", .plainText),
+    ]
+
+    /// The preset with the short name `name` (see ``presetNames``), or `nil`.
+    public static func preset(named name: String) -> TokenResponseFormat? {
+        presetNames.first { $0.name == name }?.format
+    }
+
     /// The format's name.
     public var description: String { name }
 }

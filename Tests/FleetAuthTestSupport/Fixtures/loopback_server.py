@@ -43,10 +43,19 @@ def verify_rs256(token):
         return False
 
 
-def mint(claim_key, object_id, lifetime, now):
-    header = {"alg": "RS256", "typ": "JWT", "kid": KEY_ID}
+def mint(claim_key, object_id, lifetime, now, options=None):
+    """A signed token; `options` (query items) can break it on purpose: alg, noKid,
+    noAud, noIss, noIat, noExp."""
+    options = options or {}
+    header = {"alg": options.get("alg", "RS256"), "typ": "JWT", "kid": KEY_ID}
     payload = {"iss": ACCOUNT, "sub": ACCOUNT, "aud": AUDIENCE, "iat": int(now),
                "exp": int(now + lifetime), "authorization": {claim_key: object_id}}
+    for flag, field, container in (("noKid", "kid", header), ("noAud", "aud", payload), ("noIss", "iss", payload),
+                                   ("noIat", "iat", payload), ("noExp", "exp", payload)):
+        if flag in options:
+            container.pop(field, None)
+    if "noIss" in options:
+        payload.pop("sub", None)
     signing_input = (b64url(json.dumps(header, separators=(",", ":")).encode()) + "." +
                      b64url(json.dumps(payload, separators=(",", ":")).encode()))
     return signing_input + "." + b64url(sign_rs256(signing_input.encode()))
@@ -160,6 +169,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(200, b"a" * min(int(query.get("count", "0")), 1 << 24), "application/octet-stream")
         if parts == ["redirect"]:
             return self.reply(302, b"", "text/plain", {"Location": "http://elsewhere.invalid/token"})
+        if parts == ["redirect-same-host"]:
+            return self.reply(302, b"", "text/plain", {"Location": "/token/token-only"})
         if parts == ["hang"]:
             time.sleep(30)
             return self.reply(200, b"")
@@ -187,7 +198,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def token(self, shape, query, body):
         """/token/{shape}?vehicleId=…|tripId=… ; options: lifetime, fail (first N answers 503
-        per key), key (counter key), status, wrongId, expiryScale, delay."""
+        per key), key (counter key), status, wrongId, wildcard, expiryScale, iatOffset (seconds
+        added to the minting clock), contentType, pad (bytes of padding), and mint's flags."""
         if body:
             try:
                 query.update({k: v for k, v in json.loads(body).items() if isinstance(v, str)})
@@ -209,13 +221,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(400, b'{"error":"name a vehicleId or tripId"}')
         if "wrongId" in query:
             object_id = "someone-else"
+        if "wildcard" in query:
+            object_id = "*"
         lifetime = int(query.get("lifetime", "3600"))
-        now = time.time()
-        token = mint(claim_key, object_id, lifetime, now)
+        now = time.time() + float(query.get("iatOffset", "0"))
+        token = mint(claim_key, object_id, lifetime, now, query)
         token_key, expiry_key, unit = SHAPES[shape]
         if token_key is None:
-            return self.reply(200, token.encode() + b"\n", "application/jwt")
+            return self.reply(200, token.encode() + b"\n", query.get("contentType", "application/jwt"))
         answer = {token_key: token}
+        if "pad" in query:
+            answer["padding"] = "x" * int(query["pad"])
         scale = float(query.get("expiryScale", "1"))
         if unit == "s":
             answer[expiry_key] = int((now + lifetime) * scale)
@@ -223,7 +239,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             answer[expiry_key] = int((now + lifetime) * 1000 * scale)
         elif unit == "in":
             answer[expiry_key] = int(lifetime * scale)
-        self.reply(200, json.dumps(answer).encode(), headers={"Cache-Control": "no-store"})
+        self.reply(200, json.dumps(answer).encode(), query.get("contentType", "application/json"),
+                   headers={"Cache-Control": "no-store"})
 
 
 def main():

@@ -1,0 +1,1 @@
+../../Sources/FleetAuthTool/CommandLine/PluginArguments.swift

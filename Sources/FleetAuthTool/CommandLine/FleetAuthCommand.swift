@@ -1,0 +1,120 @@
+public import FleetAuthCore
+import Foundation
+
+/// The `fleetauth` command line: parses arguments, runs the endpoint check, prints the
+/// report and returns the exit status (0 ok, 1 a check failed, 2 usage error).
+public enum FleetAuthCommand {
+    /// The usage text.
+    public static let usage = """
+        usage: fleetauth check-endpoint --url URL (--vehicle-id ID [--task-id ID] | --trip-id ID)
+                                        [--header 'Name: value']... [--format PRESET] [--post]
+                                        [--allow-wildcard] [--timeout SECONDS] [--json]
+
+        Fetches a token the way the FleetAuth SDK does and checks the answer: status,
+        redirects, content type, size, shape and expiry unit, the JWT's header and claims,
+        lifetime, the authorization claim and clock skew. Prints one line per check with
+        what to fix; never prints the token (only its fingerprint) or header values.
+
+        PRESET: \(TokenResponseFormat.presetNames.map(\.name).joined(separator: ", "))
+        (default: try every preset)
+        Exit status: 0 nothing failed, 1 a check failed, 2 usage error.
+        """
+
+    /// A command line that cannot be run.
+    public struct UsageError: Error, Equatable {
+        /// What is wrong.
+        public let message: String
+    }
+
+    /// Runs the command with `arguments` (without the program name), writing the report to
+    /// `output` and problems to `errorOutput`; `transport` makes the request.
+    public static func run(
+        _ arguments: [String], transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
+        output: (String) -> Void, errorOutput: (String) -> Void
+    ) async -> Int32 {
+        if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+            output(usage)
+            return arguments.isEmpty ? 2 : 0
+        }
+        let parsed: (options: EndpointChecker.Options, json: Bool)
+        do {
+            parsed = try parse(arguments)
+        } catch {
+            errorOutput("fleetauth: \(error.message)\n\n\(usage)")
+            return 2
+        }
+        let report = await EndpointChecker(options: parsed.options, transport: transport, clock: clock).run()
+        output(parsed.json ? report.json : report.text)
+        return report.exitCode
+    }
+
+    /// Parses `check-endpoint` arguments.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> (options: EndpointChecker.Options, json: Bool)
+    {
+        guard arguments.first == "check-endpoint" else {
+            throw UsageError(message: "unknown command \(arguments.first ?? ""); the command is check-endpoint")
+        }
+        var url: String?
+        var vehicleID: String?
+        var taskID: String?
+        var tripID: String?
+        var headers: [String: String] = [:]
+        var format: TokenResponseFormat?
+        var json = false
+        var allowWildcard = false
+        var post = false
+        var timeout: TimeInterval = 15
+        var rest = arguments.dropFirst()[...]
+        func value(_ flag: String) throws(UsageError) -> String {
+            guard let next = rest.first, !next.hasPrefix("--") else {
+                throw UsageError(message: "\(flag) needs a value")
+            }
+            rest = rest.dropFirst()
+            return next
+        }
+        while let flag = rest.first {
+            rest = rest.dropFirst()
+            switch flag {
+            case "--url": url = try value(flag)
+            case "--vehicle-id": vehicleID = try value(flag)
+            case "--task-id": taskID = try value(flag)
+            case "--trip-id": tripID = try value(flag)
+            case "--header":
+                let header = try value(flag)
+                guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
+                    throw UsageError(message: "--header takes 'Name: value'")
+                }
+                headers[String(header[..<colon])] = String(
+                    String(header[header.index(after: colon)...]).trimmingWhitespace())
+            case "--format":
+                let name = try value(flag)
+                guard let preset = TokenResponseFormat.preset(named: name) else {
+                    throw UsageError(message: "unknown format \(name)")
+                }
+                format = preset
+            case "--timeout":
+                guard let seconds = TimeInterval(try value(flag)), seconds > 0 else {
+                    throw UsageError(message: "--timeout takes a positive number of seconds")
+                }
+                timeout = seconds
+            case "--json": json = true
+            case "--allow-wildcard": allowWildcard = true
+            case "--post": post = true
+            default: throw UsageError(message: "unknown option \(flag)")
+            }
+        }
+        guard let url else { throw UsageError(message: "--url is required") }
+        let scope: AuthorizationScope
+        switch (vehicleID, tripID) {
+        case (let vehicle?, nil): scope = .vehicle(vehicle, taskID: taskID)
+        case (nil, let trip?) where taskID == nil: scope = .trip(trip)
+        default:
+            throw UsageError(
+                message: "give exactly one of --vehicle-id and --trip-id (--task-id goes with --vehicle-id)")
+        }
+        let options = EndpointChecker.Options(
+            url: url, scope: scope, headers: headers, format: format, allowWildcard: allowWildcard,
+            method: post ? .post : .get, timeout: timeout)
+        return (options, json)
+    }
+}

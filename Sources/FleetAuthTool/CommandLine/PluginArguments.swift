@@ -1,0 +1,13 @@
+/// How the `check-token-endpoint` command plugin turns its arguments into `fleetauth`'s.
+/// The plugin compiles this same file (a link in `Plugins/CheckTokenEndpoint`), so the
+/// tests of this module check what the plugin does.
+public enum PluginArguments {
+    /// `check-endpoint` followed by the plugin's arguments, unless they already start with
+    /// it. A leading `--` (some shells and tools add one) is dropped.
+    public static func forwarded(_ arguments: [String]) -> [String] {
+        var arguments = arguments
+        if arguments.first == "--" { arguments.removeFirst() }
+        if arguments.first == "check-endpoint" { return arguments }
+        return ["check-endpoint"] + arguments
+    }
+}

@@ -1,0 +1,53 @@
+public import FleetAuthCore
+import Foundation
+
+/// The outcome of checking a token endpoint: every finding, the token's fingerprint if
+/// one arrived, and renderings for people and machines.
+public struct EndpointReport: Sendable {
+    /// The URL checked (without its query).
+    public let url: String
+    /// The vehicle or trip the token was asked for.
+    public let scope: AuthorizationScope
+    /// The findings, in the order they were made.
+    public let findings: [Finding]
+    /// The token's fingerprint, if a token arrived.
+    public let tokenFingerprint: String?
+
+    /// The worst verdict among the findings.
+    public var verdict: Finding.Verdict { findings.map(\.verdict).max() ?? .ok }
+
+    /// 0 when nothing failed, 1 when something did.
+    public var exitCode: Int32 { verdict == .failure ? 1 : 0 }
+
+    /// The report as aligned lines, each finding with its fix.
+    public var text: String {
+        var lines = ["fleetauth check-endpoint \(url) (\(scope))"]
+        for finding in findings {
+            let verdict = finding.verdict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            let check = finding.check.padding(toLength: 17, withPad: " ", startingAt: 0)
+            lines.append("  \(verdict) \(check) \(finding.seen)")
+            if !finding.fix.isEmpty { lines.append("  \(String(repeating: " ", count: 26))fix: \(finding.fix)") }
+        }
+        if let tokenFingerprint {
+            lines.append("  token fingerprint \(tokenFingerprint) (the token itself is never printed)")
+        }
+        let failures = findings.filter { $0.verdict == .failure }.count
+        let warnings = findings.filter { $0.verdict == .warning }.count
+        lines.append(
+            "result: \(verdict.rawValue) (\(failures) failures, \(warnings) warnings, \(findings.count) checks)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The report as one JSON object.
+    public var json: String {
+        let object: [String: Any] = [
+            "url": url, "scope": scope.description, "verdict": verdict.rawValue,
+            "tokenFingerprint": tokenFingerprint ?? NSNull(),
+            "findings": findings.map {
+                ["check": $0.check, "verdict": $0.verdict.rawValue, "seen": $0.seen, "fix": $0.fix]
+            },
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,41 @@
+/// One line of an endpoint check: what was looked at, the verdict, what was seen and,
+/// when it is not ok, what to fix. Never holds a token value.
+public struct Finding: Sendable, Equatable {
+    /// How a check came out.
+    public enum Verdict: String, Sendable, Comparable {
+        /// As the SDK needs it.
+        case ok
+        /// Works, but is risky or unusual.
+        case warning
+        /// The SDK or the fleet service will refuse it.
+        case failure
+
+        private var rank: Int {
+            switch self {
+            case .ok: 0
+            case .warning: 1
+            case .failure: 2
+            }
+        }
+
+        /// `ok` < `warning` < `failure`.
+        public static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    /// The check's stable name, such as `lifetime` or `authorization`.
+    public let check: String
+    /// The verdict.
+    public let verdict: Verdict
+    /// What was seen.
+    public let seen: String
+    /// What to change; empty when the verdict is ok.
+    public let fix: String
+
+    /// Creates a finding.
+    public init(_ check: String, _ verdict: Verdict, _ seen: String, fix: String = "") {
+        self.check = check
+        self.verdict = verdict
+        self.seen = seen
+        self.fix = fix
+    }
+}

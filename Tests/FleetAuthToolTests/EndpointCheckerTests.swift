@@ -1,0 +1,233 @@
+import FleetAuthCore
+import FleetAuthTestSupport
+import FleetAuthTool
+import FleetAuthURLSession
+import Foundation
+import Testing
+
+/// Runs `fleetauth` in process against the loopback fixture and keeps what it printed.
+struct CommandRun {
+    let status: Int32
+    let output: String
+    let errors: String
+
+    static func run(_ arguments: [String]) async -> CommandRun {
+        let output = Lines()
+        let errors = Lines()
+        let status = await FleetAuthCommand.run(
+            arguments, transport: URLSessionTransport(), output: output.append, errorOutput: errors.append)
+        return CommandRun(status: status, output: output.text, errors: errors.text)
+    }
+
+    /// The finding line for `check`, e.g. `  failure  lifetime          7200 s (exp − iat)`.
+    func line(_ check: String) -> String? {
+        output.split(separator: "\n").first { $0.dropFirst(11).hasPrefix(check + " ") }.map(String.init)
+    }
+}
+
+final class Lines: @unchecked Sendable {
+    // Safe because `lines` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var text: String { lock.withLock { lines.joined(separator: "\n") } }
+}
+
+@Suite("fleetauth check-endpoint against the loopback backend")
+struct EndpointCheckerTests {
+    let server: LoopbackServer
+    init() throws { server = try LoopbackServer.running() }
+
+    func check(_ path: String, _ extra: [String] = []) async -> CommandRun {
+        await CommandRun.run(["check-endpoint", "--url", server.url(path), "--vehicle-id", "v-42"] + extra)
+    }
+
+    @Test(arguments: [
+        "/token/token-only", "/token/swift-sample", "/token/objc-sample", "/token/jwt-expiration-timestamp",
+        "/token/expiration-timestamp-ms", "/token/expires-in-seconds", "/token/plain",
+    ])
+    func soundEndpointsPass(path: String) async {
+        let run = await check(path)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(!run.output.contains("\n  failure"))
+        #expect(run.output.contains("token fingerprint tok_"))
+        #expect(!run.output.contains("eyJ"))  // no token, nor any part of one
+    }
+
+    @Test func detectsThePresetAndItsUnit() async {
+        let run = await check("/token/jwt-expiration-timestamp")
+        #expect(run.line("shape")?.contains("expirationTimestamp") == true)
+        #expect(run.line("shape")?.contains("milliseconds") == true)
+        #expect(run.line("expiry-agreement")?.hasPrefix("  ok") == true)
+    }
+
+    /// Every check, with a broken endpoint that trips it.
+    @Test(arguments: [
+        ("status", "/token/token-only?status=500", [String]()),
+        ("status", "/token/token-only?status=401", []),
+        ("redirect", "/conformance/redirect", []),
+        ("shape", "/token/token-only", ["--format", "expires-in-seconds"]),
+        ("shape", "/conformance/echo", []),
+        ("jwt", "/conformance/bytes?count=10", []),
+        ("body-size", "/token/token-only?pad=70000", []),
+        ("expiry-agreement", "/token/swift-sample?expiryScale=1000", []),
+        ("expiry-agreement", "/token/expiration-timestamp-ms?expiryScale=0.001", []),
+        ("header.alg", "/token/token-only?alg=none", []),
+        ("aud", "/token/token-only?noAud=1", []),
+        ("lifetime", "/token/token-only?lifetime=7200", []),
+        ("lifetime", "/token/token-only?lifetime=200", []),
+        ("lifetime", "/token/token-only?iatOffset=-4000", []),
+        ("lifetime", "/token/token-only?noExp=1", []),
+        ("authorization", "/token/token-only?wrongId=1", []),
+        ("authorization", "/token/token-only?wildcard=1", []),
+        ("clock", "/token/token-only?iatOffset=1200", []),
+        ("clock", "/token/token-only?iatOffset=-900", []),
+    ])
+    func brokenEndpointsFailWithANamedFault(check name: String, path: String, extra: [String]) async {
+        let run = await check(path, extra)
+        #expect(run.status == 1, "\(run.output)")
+        let line = run.line(name)
+        #expect(line?.hasPrefix("  failure") == true, "\(name) in:\n\(run.output)")
+        #expect(run.output.contains("fix: "))
+        #expect(!run.output.contains("eyJ"))
+    }
+
+    @Test(arguments: [
+        ("header.kid", "/token/token-only?noKid=1"),
+        ("header.alg", "/token/token-only?alg=HS256"),
+        ("iss/sub", "/token/token-only?noIss=1"),
+        ("content-type", "/token/token-only?contentType=text/html"),
+        ("body-size", "/token/token-only?pad=20000"),
+        ("redirect", "/conformance/redirect-same-host"),
+    ])
+    func riskyEndpointsWarn(check name: String, path: String) async {
+        let run = await check(path)
+        #expect(run.line(name)?.hasPrefix("  warning") == true, "\(name) in:\n\(run.output)")
+    }
+
+    @Test func wildcardIsAWarningWhenAllowed() async {
+        let run = await check("/token/token-only?wildcard=1", ["--allow-wildcard"])
+        #expect(run.status == 0)
+        #expect(run.line("authorization")?.hasPrefix("  warning") == true)
+    }
+
+    @Test func plainHTTPToAnotherHostIsRefusedWithoutSending() async {
+        let run = await CommandRun.run([
+            "check-endpoint", "--url", "http://token.example.com/token", "--trip-id", "t-1",
+        ])
+        #expect(run.status == 1)
+        #expect(run.line("transport")?.contains("plain http") == true)
+        #expect(run.line("status") == nil)
+    }
+
+    @Test func connectionRefusedIsAFailure() async {
+        let run = await CommandRun.run(["check-endpoint", "--url", "http://127.0.0.1:1/token", "--trip-id", "t-1"])
+        #expect(run.status == 1)
+        #expect(run.line("request")?.hasPrefix("  failure") == true)
+    }
+
+    @Test func jsonOutputIsOneObject() async throws {
+        let run = await check(
+            "/token/token-only?wrongId=1", ["--json", "--header", "Authorization: Bearer app-secret-123"])
+        #expect(run.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(object["verdict"] as? String == "failure")
+        let findings = try #require(object["findings"] as? [[String: String]])
+        #expect(findings.contains { $0["check"] == "authorization" && $0["verdict"] == "failure" })
+        #expect((object["tokenFingerprint"] as? String)?.hasPrefix("tok_") == true)
+        #expect(!run.output.contains("app-secret-123"))  // header values are never printed
+    }
+
+    @Test func theTrippingTableCoversEveryCheck() {
+        // Every failing check the tool can report has a case in the table above.
+        let tripped: Set<String> = [
+            "status", "redirect", "shape", "jwt", "body-size", "expiry-agreement", "header.alg", "aud", "lifetime",
+            "authorization", "clock", "transport", "request",
+        ]
+        let failing: Set<String> = [
+            "transport", "request", "redirect", "status", "body-size", "shape", "jwt", "header.alg", "aud",
+            "expiry-agreement", "lifetime", "authorization", "clock",
+        ]
+        #expect(failing.subtracting(tripped).isEmpty)
+    }
+}
+
+@Suite("fleetauth command line")
+struct FleetAuthCommandTests {
+    @Test(arguments: [
+        [String](), ["check"], ["check-endpoint"], ["check-endpoint", "--url"],
+        ["check-endpoint", "--url", "https://x.example"],
+        ["check-endpoint", "--url", "https://x.example", "--vehicle-id", "v", "--trip-id", "t"],
+        ["check-endpoint", "--url", "https://x.example", "--trip-id", "t", "--task-id", "k"],
+        ["check-endpoint", "--url", "https://x.example", "--vehicle-id", "v", "--format", "xml"],
+        ["check-endpoint", "--url", "https://x.example", "--vehicle-id", "v", "--header", "NoColon"],
+        ["check-endpoint", "--url", "https://x.example", "--vehicle-id", "v", "--bogus"],
+        ["check-endpoint", "--url", "https://x.example", "--vehicle-id", "v", "--timeout", "-1"],
+    ])
+    func usageErrorsExitWith2(arguments: [String]) async {
+        let run = await CommandRun.run(arguments)
+        #expect(run.status == 2)
+    }
+
+    @Test func helpExitsWith0() async {
+        let run = await CommandRun.run(["--help"])
+        #expect(run.status == 0 && run.output.contains("usage: fleetauth check-endpoint"))
+    }
+
+    @Test func parsesEveryOption() throws {
+        let (options, json) = try FleetAuthCommand.parse([
+            "check-endpoint", "--url", "https://x.example/t", "--vehicle-id", "v-1", "--task-id", "k-1", "--header",
+            "Authorization: Bearer a:b", "--format", "expires-in-seconds", "--post", "--allow-wildcard", "--json",
+            "--timeout", "3",
+        ])
+        #expect(json && options.allowWildcard && options.method == .post && options.timeout == 3)
+        #expect(options.scope == .vehicle("v-1", taskID: "k-1"))
+        #expect(options.headers == ["Authorization": "Bearer a:b"])
+        #expect(options.format == .tokenWithExpiresInSeconds)
+    }
+
+    @Test func aNonJWTTokenFailsTheJWTCheck() async throws {
+        let transport = InMemoryTransportStub(body: #"{"token":"opaque-session-id"}"#)
+        let report = await EndpointChecker(
+            options: .init(url: "https://backend.example.com/token", scope: .vehicle("v-1")), transport: transport
+        ).run()
+        #expect(report.findings.first { $0.check == "jwt" }?.verdict == .failure)
+        #expect(report.exitCode == 1)
+    }
+
+    @Test(arguments: [
+        ([String](), ["check-endpoint"]),
+        (["--url", "u", "--vehicle-id", "v"], ["check-endpoint", "--url", "u", "--vehicle-id", "v"]),
+        (["check-endpoint", "--url", "u"], ["check-endpoint", "--url", "u"]),
+        (["--", "--url", "u"], ["check-endpoint", "--url", "u"]),
+    ])
+    func pluginForwardsItsArguments(given: [String], forwarded: [String]) {
+        #expect(PluginArguments.forwarded(given) == forwarded)
+    }
+
+    @Test func pluginIsDeclaredWithItsVerbAndNetworkPermission() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains(#"verb: "check-token-endpoint""#))
+        #expect(manifest.contains(".allowNetworkConnections("))
+        #expect(manifest.contains(#".plugin(name: "CheckTokenEndpoint", targets: ["CheckTokenEndpoint"])"#))
+        // The plugin compiles the very file whose behaviour is tested above.
+        let plugin = root.appendingPathComponent("Plugins/CheckTokenEndpoint/PluginArguments.swift")
+        let library = root.appendingPathComponent("Sources/FleetAuthTool/CommandLine/PluginArguments.swift")
+        #expect(try String(contentsOf: plugin, encoding: .utf8) == (try String(contentsOf: library, encoding: .utf8)))
+        let source = try String(
+            contentsOf: root.appendingPathComponent("Plugins/CheckTokenEndpoint/CheckTokenEndpoint.swift"),
+            encoding: .utf8)
+        #expect(source.contains("PluginArguments.forwarded(arguments)"))
+        #expect(source.contains(#"context.tool(named: "fleetauth")"#))
+    }
+}
+
+/// Answers every request with one JSON body.
+struct InMemoryTransportStub: HTTPTransport {
+    let body: String
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+    }
+}
