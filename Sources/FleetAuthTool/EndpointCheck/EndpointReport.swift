@@ -26,7 +26,7 @@ public struct EndpointReport: Sendable {
             let verdict = finding.verdict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
             let check = finding.check.padding(toLength: 17, withPad: " ", startingAt: 0)
             lines.append("  \(verdict) \(check) \(finding.seen)")
-            if !finding.fix.isEmpty { lines.append("  \(String(repeating: " ", count: 26))fix: \(finding.fix)") }
+            if !finding.fix.isEmpty { lines.append("  \(String(repeating: " ", count: 27))fix: \(finding.fix)") }
         }
         if let tokenFingerprint {
             lines.append("  token fingerprint \(tokenFingerprint) (the token itself is never printed)")
