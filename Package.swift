@@ -62,7 +62,12 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets (not a product).
-        .target(name: "FleetAuthTestSupport", path: "Tests/FleetAuthTestSupport", exclude: ["Fixtures"]),
+        .target(
+            name: "FleetAuthTestSupport",
+            dependencies: ["FleetAuthCore", "FleetAuthInMemory"],
+            path: "Tests/FleetAuthTestSupport",
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "FleetAuthCoreTests",
             dependencies: ["FleetAuthCore", "FleetAuthInMemory", "FleetAuthTestSupport"]

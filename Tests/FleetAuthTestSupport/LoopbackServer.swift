@@ -72,6 +72,16 @@ public final class LoopbackServer: Sendable {
 #endif
 
 extension URLSession {
+    /// `data(for:)` that also exists on Linux.
+    public func asyncData(for request: URLRequest) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            dataTask(with: request) { data, response, error in
+                if let error { return continuation.resume(throwing: error) }
+                continuation.resume(returning: (data ?? Data(), response!))
+            }.resume()
+        }
+    }
+
     /// `data(from:)` that also exists on Linux.
     public func asyncData(from url: URL) async throws -> (Data, URLResponse) {
         try await withCheckedThrowingContinuation { continuation in

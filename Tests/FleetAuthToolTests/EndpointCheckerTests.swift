@@ -105,6 +105,14 @@ struct EndpointCheckerTests {
         #expect(run.line(name)?.hasPrefix("  warning") == true, "\(name) in:\n\(run.output)")
     }
 
+    @Test func missingDateHeaderIsAWarning() async {
+        let report = await EndpointChecker(
+            options: .init(url: "https://backend.example.com/token", scope: .vehicle("v-1")),
+            transport: InMemoryTransportStub(body: #"{"token":"x"}"#)
+        ).run()
+        #expect(report.findings.first { $0.check == "date-header" }?.verdict == .warning)
+    }
+
     @Test func wildcardIsAWarningWhenAllowed() async {
         let run = await check("/token/token-only?wildcard=1", ["--allow-wildcard"])
         #expect(run.status == 0)

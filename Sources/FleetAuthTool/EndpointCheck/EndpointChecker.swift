@@ -113,6 +113,14 @@ public struct EndpointChecker: Sendable {
         }
         guard checkStatus(response, request: request, into: &findings) else { return nil }
         checkContentType(response, into: &findings)
+        findings.append(
+            TokenResponseParser.serverDate(response) == nil
+                ? Finding(
+                    "date-header", .warning, "missing or unreadable",
+                    fix:
+                        "send a Date header: without one the SDK takes iat as the server's time and cannot tell an old token"
+                )
+                : Finding("date-header", .ok, response.header("Date") ?? ""))
         guard checkBodySize(response, into: &findings) else { return nil }
         guard let (token, format, bodyExpiry) = checkShape(response, into: &findings) else { return nil }
         guard let claims = checkJWT(token, into: &findings) else { return token }

@@ -105,6 +105,7 @@ def check_bearer(header, claim_key, object_id):
     return 200, None
 
 
+SCRIPTED = []
 COUNTS = {}
 LOCK = threading.Lock()
 
@@ -151,6 +152,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.token(parts[1], query, body)
         if parts[:2] == ["v1", "providers"] and len(parts) == 5:
             return self.fleet(parts[2], parts[3], urllib.parse.unquote(parts[4]), body)
+        if parts == ["scripted"] and self.command == "POST":
+            return self.script(body)
+        if len(parts) == 2 and parts[0] == "scripted":
+            return self.scripted(parts[1])
+        if parts == ["close-mid-body"]:
+            return self.close_mid_body()
         if parts == ["stats"]:
             with LOCK:
                 return self.reply(200, json.dumps(COUNTS).encode())
@@ -175,6 +182,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
             time.sleep(30)
             return self.reply(200, b"")
         self.reply(404, b"")
+
+    def script(self, body):
+        """POST /scripted {status, headers, body (base64)} stores an answer; returns its id."""
+        answer = json.loads(body)
+        with LOCK:
+            SCRIPTED.append(answer)
+            answer_id = len(SCRIPTED) - 1
+        self.reply(200, json.dumps({"id": answer_id}).encode())
+
+    def scripted(self, answer_id):
+        """GET /scripted/{id} replays a stored answer byte for byte."""
+        with LOCK:
+            answer = SCRIPTED[int(answer_id)] if answer_id.isdigit() and int(answer_id) < len(SCRIPTED) else None
+        if answer is None:
+            return self.reply(404, b"")
+        headers = dict(answer.get("headers", {}))
+        headers.pop("Date", None)  # the server sends its own
+        content_type = headers.pop("Content-Type", "application/octet-stream")
+        self.reply(answer["status"], base64.b64decode(answer.get("body", "")), content_type, headers)
+
+    def close_mid_body(self):
+        """Promises 1000 bytes, sends 10, and closes the connection."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(b'{"token": ')
+        self.wfile.flush()
+        self.close_connection = True
+        self.connection.shutdown(2)
 
     def fleet(self, provider, collection, object_id, body):
         """The fleet service: checks the bearer token, then answers the update or trip."""

@@ -1,0 +1,60 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import FleetAuthTestSupport
+import Foundation
+import Testing
+
+@Suite("Hostile backends, in memory")
+struct HostileBackendTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func theTableHasAtLeastFortyAnswers() {
+        #expect(HostileAnswers.all(now: Self.now).count >= 40)
+    }
+
+    @Test(arguments: HostileAnswers.all(now: now))
+    func answerIsATypedErrorAndNothingIsCached(answer: HostileAnswer) async throws {
+        let clock = ManualWallClock(now: Self.now)
+        let transport = InMemoryTransport(clock: clock)
+        transport.route("/token") { request in
+            switch answer.delivery {
+            case .http(let status, let headers, let body):
+                return TransportResponse(status: status, headers: headers, body: body)
+            case .oversized(let count):
+                return TransportResponse(status: 200, body: Data(repeating: UInt8(ascii: "a"), count: count))
+            case .redirectToOtherHost:
+                return TransportResponse(status: 302, headers: ["Location": "https://elsewhere.example/token"])
+            case .slow:
+                try await clock.sleep(for: 86_400)
+                return TransportResponse(status: 200)
+            case .refused: throw URLError(.cannotConnectToHost)
+            case .closedMidBody: throw URLError(.networkConnectionLost)
+            }
+        }
+        let engine = try TokenEngine(
+            configuration: .init(
+                endpoint: TokenEndpoint(url: "https://backend.example.com/token", format: answer.format, timeout: 5),
+                transport: transport, clock: clock, retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0)))
+        let fetch = Task { try await engine.token(for: HostileAnswers.scope) }
+        if case .slow = answer.delivery {
+            await clock.waitForSleepers(count: 1, within: 5)
+            clock.advance(by: 5)
+        }
+        do {
+            let token = try await fetch.value
+            Issue.record("\(answer.name): expected \(answer.expected), got \(token)")
+        } catch let error as FleetAuthError {
+            #expect(error.code == answer.expected, "\(answer.name): \(error)")
+            #expect(error.scope == HostileAnswers.scope)
+            if case .http(_, _, let body) = answer.delivery, body.count > 40 {
+                // Nothing of the answer's body (which may hold a token) reaches the error.
+                let text = String(decoding: body, as: UTF8.self)
+                for piece in text.split(whereSeparator: { "\"{}:,. ".contains($0) }) where piece.count > 40 {
+                    #expect(!error.debugDescription.contains(piece), "\(answer.name) leaks the body")
+                }
+            }
+        }
+        #expect(engine.cachedScopeCount == 0)
+        #expect(engine.cachedToken(for: HostileAnswers.scope) == nil)
+    }
+}

@@ -1,0 +1,59 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import FleetAuthTestSupport
+import FleetAuthURLSession
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Hostile backends over real HTTP")
+struct HostileBackendOverHTTPTests {
+    let server: LoopbackServer
+    init() throws { server = try LoopbackServer.running() }
+
+    /// Where the fixture serves `answer`.
+    func path(for answer: HostileAnswer) async throws -> String {
+        switch answer.delivery {
+        case .http(let status, let headers, let body):
+            let script = try JSONSerialization.data(withJSONObject: [
+                "status": status, "headers": headers, "body": body.base64EncodedString(),
+            ])
+            var request = URLRequest(url: URL(string: server.url("/scripted"))!)
+            request.httpMethod = "POST"
+            request.httpBody = script
+            let (data, _) = try await URLSession.shared.asyncData(for: request)
+            let id = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Int])?["id"])
+            return server.url("/scripted/\(id)")
+        case .oversized(let count): return server.url("/conformance/bytes?count=\(count)")
+        case .redirectToOtherHost: return server.url("/conformance/redirect")
+        case .slow: return server.url("/conformance/hang")
+        case .closedMidBody: return server.url("/close-mid-body")
+        case .refused: return "http://127.0.0.1:1/token"
+        }
+    }
+
+    @Test(arguments: HostileAnswers.all(now: Date()))
+    func answerIsATypedErrorAndNothingIsCached(answer: HostileAnswer) async throws {
+        let clock = ManualWallClock(now: Date())
+        let engine = try TokenEngine(
+            configuration: .init(
+                endpoint: TokenEndpoint(url: try await path(for: answer), format: answer.format, timeout: 5),
+                transport: URLSessionTransport(configuration: .init(maximumResponseBytes: 128 * 1024)), clock: clock,
+                retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0)))
+        let fetch = Task { try await engine.token(for: HostileAnswers.scope) }
+        if case .slow = answer.delivery {
+            await clock.waitForSleepers(count: 1, within: 5)
+            clock.advance(by: 5)
+        }
+        do {
+            let token = try await fetch.value
+            Issue.record("\(answer.name): expected \(answer.expected), got \(token)")
+        } catch let error as FleetAuthError {
+            #expect(error.code == answer.expected, "\(answer.name): \(error)")
+        }
+        #expect(engine.cachedScopeCount == 0)
+    }
+}
