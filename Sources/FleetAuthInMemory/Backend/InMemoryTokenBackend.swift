@@ -51,12 +51,12 @@ public final class InMemoryTokenBackend: Sendable {
     }
 
     private let clock: any WallClock
-    private let state: LockedState<(configuration: Configuration, minted: Int, serial: Int)>
+    private let state: LockedState<(configuration: Configuration, minted: Int, serial: Int, issued: [String])>
 
     /// Creates a backend reading time from `clock`.
     public init(clock: any WallClock = SystemWallClock(), configuration: Configuration = Configuration()) {
         self.clock = clock
-        self.state = LockedState((configuration, 0, 0))
+        self.state = LockedState((configuration, 0, 0, []))
     }
 
     /// The current configuration; changes apply to the next request.
@@ -67,6 +67,9 @@ public final class InMemoryTokenBackend: Sendable {
 
     /// How many tokens the backend has minted.
     public var mintedCount: Int { state.withLock { $0.minted } }
+
+    /// Every token value minted so far: the secrets a leak test must never find in output.
+    public var issuedTokens: [String] { state.withLock { $0.issued } }
 
     /// Answers a token request: 400 if it names no vehicle or trip, else 200 with a
     /// token in the configured format.
@@ -83,6 +86,7 @@ public final class InMemoryTokenBackend: Sendable {
         }
         let now = clock.now().addingTimeInterval(configuration.clockOffset)
         let token = mint(for: scope, issuedAt: now, configuration: configuration, serial: serial)
+        state.withLock { $0.issued.append(token) }
         let expiry = now.addingTimeInterval(configuration.lifetime)
         var headers = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         if configuration.sendsDateHeader { headers["Date"] = HTTPDate.format(now) }

@@ -76,6 +76,7 @@ public final class InMemoryFleetService: Sendable {
         var trips: [String: Trip] = [:]
         var lastLocations: [String: Data] = [:]
         var forcedRejections: [Int] = []
+        var revoked: Set<String> = []
     }
 
     private let clock: any WallClock
@@ -112,16 +113,29 @@ public final class InMemoryFleetService: Sendable {
         state.withLock { $0.forcedRejections.append(contentsOf: statuses) }
     }
 
+    /// Answers 401 to every call that carries the token with this fingerprint, as after
+    /// the token was revoked.
+    public func revoke(tokenFingerprint: String) {
+        state.withLock { _ = $0.revoked.insert(tokenFingerprint) }
+    }
+
     /// Checks the token and serves the call.
     public func respond(to request: TransportRequest) async -> TransportResponse {
         let now = clock.now()
         let scope = Self.scope(of: request.url.path, providerID: configuration.providerID)
         let bearer = request.header("Authorization").flatMap(Self.bearerToken)
         let fingerprint = bearer.map(AuthToken.fingerprint(of:))
-        let forced = state.withLock { $0.forcedRejections.isEmpty ? nil : $0.forcedRejections.removeFirst() }
+        let (forced, revoked) = state.withLock { state in
+            (
+                state.forcedRejections.isEmpty ? nil : state.forcedRejections.removeFirst(),
+                fingerprint.map(state.revoked.contains) ?? false
+            )
+        }
         let verdict: (status: Int, rejection: String?)
         if let forced {
             verdict = (forced, "rejected on purpose")
+        } else if revoked {
+            verdict = (401, "token revoked")
         } else if let scope {
             verdict = check(bearer, covering: scope, at: now)
         } else {

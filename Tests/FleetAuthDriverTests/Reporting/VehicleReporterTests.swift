@@ -216,6 +216,22 @@ struct VehicleReporterTests {
         #expect(f.fleet.acceptedCount == 4)
     }
 
+    @Test func aRevokedTokenCausesExactlyOneRefetchAcrossManyConcurrentReporters() async throws {
+        let f = try ReporterFixture()
+        let reporters = try (0..<20).map { _ in try f.reporter("v-1") }  // one vehicle, many senders
+        let first = try await reporters[0].report(f.location())
+        f.fleet.revoke(tokenFingerprint: first.tokenFingerprint)
+        let receipts = try await withThrowingTaskGroup(of: VehicleReporter.Receipt.self) { group in
+            for (index, reporter) in reporters.enumerated() {
+                group.addTask { try await reporter.report(f.location(index)) }
+            }
+            return try await group.reduce(into: [VehicleReporter.Receipt]()) { $0.append($1) }
+        }
+        #expect(f.backend.mintedCount == 2)  // the revoked token was replaced once, not 20 times
+        #expect(receipts.allSatisfy { $0.status == 200 && $0.tokenFingerprint != first.tokenFingerprint })
+        #expect(f.fleet.calls.filter { !$0.accepted }.allSatisfy { $0.tokenFingerprint == first.tokenFingerprint })
+    }
+
     @Test func manyReportersOnOneRejectionCauseExactlyOneRefetchEach() async throws {
         let f = try ReporterFixture()
         let reporters = try (0..<5).map { try f.reporter("v-\($0)") }
