@@ -220,25 +220,3 @@ public struct TokenResponseParser: Sendable {
         return max(0, date.timeIntervalSince(now))
     }
 }
-
-/// Parses HTTP dates (`Sun, 06 Nov 1994 08:49:37 GMT`).
-package enum HTTPDate {
-    private static let formatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
-    }()
-    private static let lock = LockedState(())
-
-    /// The date, or `nil` if `text` is not an IMF-fixdate.
-    package static func parse(_ text: String) -> Date? {
-        lock.withLock { _ in formatter.date(from: text) }
-    }
-
-    /// `text` formatted as an IMF-fixdate.
-    package static func format(_ date: Date) -> String {
-        lock.withLock { _ in formatter.string(from: date) }
-    }
-}

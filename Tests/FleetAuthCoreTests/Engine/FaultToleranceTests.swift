@@ -79,7 +79,9 @@ struct FaultToleranceTests {
                 }
             }
         }
-        _ = await clock.runToCompletion { try await eventually({ completions.withLock { $0.count == 100 ? true : nil } }) }
+        _ = await clock.runToCompletion {
+            try await eventually({ completions.withLock { $0.count == 100 ? true : nil } })
+        }
         #expect(completions.withLock { $0.count } == 100)
         #expect(completions.withLock { $0.allSatisfy { $0 } })
     }

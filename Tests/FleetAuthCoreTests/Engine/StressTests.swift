@@ -32,7 +32,9 @@ struct StressTests {
         let answers = LockedState(0)
         transport.route("/token") { request in
             var target = request
-            if answers.withLock({ count in count += 1; return count % 8 == 3 }) {
+            if answers.withLock({ count in
+                count += 1; return count % 8 == 3
+            }) {
                 target.url = URL(string: "https://backend.example.com/token?vehicleId=intruder")!
             }
             return try await backend.respond(to: target)
@@ -46,8 +48,10 @@ struct StressTests {
         let violations = LockedState<[String]>([])
         var random = SplitMix64(state: seed)
         let plan: [(kind: Int, scope: AuthorizationScope, advance: Double)] = (0..<3000).map { _ in
-            (Int.random(in: 0..<100, using: &random), scopes.randomElement(using: &random)!,
-             Double.random(in: 0..<30, using: &random))
+            (
+                Int.random(in: 0..<100, using: &random), scopes.randomElement(using: &random)!,
+                Double.random(in: 0..<30, using: &random)
+            )
         }
         await withTaskGroup(of: Void.self) { group in
             for step in plan {
@@ -65,7 +69,9 @@ struct StressTests {
                             owners[token.value] = step.scope
                         }
                     case 80..<92:
-                        if let cached = engine.cachedToken(for: step.scope) { engine.invalidate(cached.value, for: step.scope) }
+                        if let cached = engine.cachedToken(for: step.scope) {
+                            engine.invalidate(cached.value, for: step.scope)
+                        }
                     case 92..<99:
                         clock.advance(by: step.advance)
                     default:

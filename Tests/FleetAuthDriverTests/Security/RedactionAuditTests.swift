@@ -1,0 +1,115 @@
+import FleetAuthDriver
+import FleetAuthInMemory
+import FleetAuthTestSupport
+import Foundation
+import Testing
+
+/// Captures every description, error message and event produced while the SDK works
+/// through success, rejection, failure and hostile answers, and proves that no token value
+/// (nor its payload or signature part) appears in any of them.
+@Suite("Security: no token value in any output")
+struct RedactionAuditTests {
+    /// Every string the SDK hands to an app for logging or display.
+    final class Capture: Sendable {
+        private let state = LockedState<[String]>([])
+        func add(_ text: String) { state.withLock { $0.append(text) } }
+        func add(_ error: any Error) {
+            add(String(describing: error))
+            add(String(reflecting: error))
+            add(error.localizedDescription)
+            if let error = error as? FleetAuthError { add(error.debugDescription) }
+            if let error = error as? FleetServiceError, let underlying = error.underlyingError { add(underlying) }
+        }
+        func add(_ token: AuthToken) {
+            add(token.description)
+            add(String(reflecting: token))
+            var dumped = ""
+            dump(token, to: &dumped)
+            add(dumped)
+        }
+        var all: [String] { state.withLock { $0 } }
+    }
+
+    /// Records the description of every request it forwards (these carry bearer tokens).
+    struct DescribingTransport: HTTPTransport {
+        let base: any HTTPTransport
+        let capture: Capture
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            capture.add(request.description)
+            let response = try await base.send(request)
+            capture.add(response.description)
+            return response
+        }
+    }
+
+    @Test func noTokenValueReachesAnyOutput() async throws {
+        let capture = Capture()
+        let clock = ManualWallClock()
+        let backend = InMemoryTokenBackend(clock: clock)
+        let fleet = InMemoryFleetService(clock: clock)
+        let inner = InMemoryTransport(clock: clock)
+        inner.mount(backend, at: "/token")
+        inner.mount(fleet)
+        let transport = DescribingTransport(base: inner, capture: capture)
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
+            retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0), observer: { capture.add($0.description) })
+        let fleetEndpoint = FleetServiceEndpoint(
+            baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project")
+
+        // Success, staleness, expiry and refresh for several vehicles.
+        for step in 0..<40 {
+            let context = DriverAuthorizationContext(vehicleID: "v-\(step % 4)")
+            capture.add(try await provider.token(for: context))
+            clock.advance(by: 300)
+            _ = await clock.runToCompletion { while provider.engine.activeFetchCount > 0 { await Task.yield() } }
+        }
+        // Updates: accepted, revoked and retried, then failing in every way.
+        let reporter = try VehicleReporter(
+            fleetService: fleetEndpoint, vehicleID: "v-1", authorization: provider, transport: transport, clock: clock)
+        let location = VehicleLocation(latitude: 1, longitude: 2, timestamp: clock.now())
+        let receipt = try await reporter.report(location)
+        capture.add(receipt.tokenFingerprint)
+        fleet.revoke(tokenFingerprint: receipt.tokenFingerprint)
+        _ = try await reporter.report(location)
+        fleet.rejectNext([401, 401])
+        do { _ = try await reporter.report(location) } catch { capture.add(error) }
+        fleet.rejectNext([500])
+        do { _ = try await reporter.report(location) } catch { capture.add(error) }
+        inner.inject([.connectionFailure])
+        do { _ = try await reporter.report(location) } catch { capture.add(error) }
+        do { _ = try await reporter.report(VehicleLocation(latitude: 99, longitude: 0, timestamp: clock.now())) } catch
+        {
+            capture.add(error)
+        }
+        provider.invalidateAll()
+        // Every hostile answer, through a provider of its own.
+        for answer in HostileAnswers.all(now: clock.now()) {
+            guard case .http(let status, let headers, let body) = answer.delivery else { continue }
+            let hostile = InMemoryTransport(clock: clock)
+            hostile.route("/token") { _ in TransportResponse(status: status, headers: headers, body: body) }
+            let hostileProvider = try DriverTokenProvider(
+                endpoint: TokenEndpoint(url: "https://backend.example.com/token", format: answer.format),
+                transport: DescribingTransport(base: hostile, capture: capture), clock: clock, retry: .none,
+                observer: { capture.add($0.description) })
+            do {
+                _ = try await hostileProvider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"))
+            } catch {
+                capture.add(error)
+            }
+        }
+
+        let secrets = backend.issuedTokens
+        #expect(secrets.count >= 10)
+        let outputs = capture.all
+        #expect(outputs.count > 200)
+        for secret in secrets {
+            let parts = secret.split(separator: ".").dropFirst().map(String.init) + [secret]
+            for output in outputs {
+                for part in parts where output.contains(part) {
+                    Issue.record("a token part leaked into: \(output.prefix(80))…")
+                }
+            }
+        }
+    }
+}
