@@ -95,6 +95,17 @@ let package = Package(
     ]
 )
 
+// libFuzzer targets, only when FLEETAUTH_FUZZ is set (by .ci/fuzz): their unsafe flag
+// must never reach the manifest that other packages depend on.
+if Context.environment["FLEETAUTH_FUZZ"] != nil {
+    for name in ["FuzzJWTDecoder", "FuzzTokenResponse"] {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: ["FleetAuthCore"], path: "Tests/Fuzz/\(name)",
+                swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}
+
 // Language settings shared by every target (plugins excluded): Swift 6 mode is the
 // tools-version default; these upcoming features keep the API surface explicit.
 for target in package.targets where target.type != .plugin {
