@@ -58,3 +58,17 @@ struct HostileBackendTests {
         #expect(engine.cachedToken(for: HostileAnswers.scope) == nil)
     }
 }
+
+@Suite("Hostile backends, documented")
+struct HostileBackendDocumentationTests {
+    /// The table in the docs lists every hostile answer with its error code.
+    @Test func theDocsListEveryAnswer() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/FleetAuthCore/Documentation.docc/HostileBackends.md")
+        let text = (try? String(contentsOf: docs, encoding: .utf8)) ?? ""
+        let rows = HostileAnswers.all(now: HostileBackendTests.now).map { "| \($0.name) | `\($0.expected)` |" }
+        let missing = rows.filter { !text.contains($0) }
+        #expect(missing.isEmpty, "add these rows to HostileBackends.md:\n\(missing.joined(separator: "\n"))")
+    }
+}
