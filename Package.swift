@@ -87,6 +87,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),
+        // Benchmarks: run with `swift run -c release fleetauth-bench`. Not a product.
+        .executableTarget(
+            name: "fleetauth-bench",
+            dependencies: ["FleetAuthCore", "FleetAuthDriver", "FleetAuthInMemory"]
+        ),
         .testTarget(
             name: "FleetAuthToolTests",
             dependencies: ["FleetAuthTool", "FleetAuthURLSession", "FleetAuthInMemory", "FleetAuthTestSupport"]

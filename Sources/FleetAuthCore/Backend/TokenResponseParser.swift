@@ -48,7 +48,10 @@ public struct TokenResponseParser: Sendable {
                     "The body has \(response.body.count) bytes, over the \(maximumResponseBytes)-byte cap; return only the token and its expiry.",
                 status: response.status)
         }
-        let (value, bodyExpiry) = try extract(response)
+        var (value, bodyExpiry) = try extract(response)
+        // A native, contiguous copy: JSON parsing may hand back a bridged string whose every
+        // `utf8` walk is slow, and the value is read on every request that carries it.
+        value.makeContiguousUTF8()
         let claims = try JWTDecoder.decode(value)
         guard let exp = claims.expiresAt else {
             throw FleetAuthError(
@@ -96,7 +99,7 @@ public struct TokenResponseParser: Sendable {
             )
         }
         return AuthToken(
-            value: value, claims: claims, scope: scope, receivedAt: receivedAt,
+            value: value, scope: scope, receivedAt: receivedAt,
             expiresAt: receivedAt.addingTimeInterval(remaining), lifetime: lifetime)
     }
 

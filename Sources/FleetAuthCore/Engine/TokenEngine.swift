@@ -49,9 +49,23 @@ public final class TokenEngine: Sendable {
 
     private typealias Waiter = CheckedContinuation<AuthToken, any Error>
 
+    /// A cached token with the moments it turns stale and expiring, worked out once.
     private struct Entry {
-        var token: AuthToken
+        let token: AuthToken
+        let staleAt: Date
+        let expiringAt: Date
         var lastUsed: UInt64
+
+        init(token: AuthToken, policy: RefreshPolicy, lastUsed: UInt64) {
+            self.token = token
+            staleAt = token.expiresAt.addingTimeInterval(-policy.refreshWindow(forLifetime: token.lifetime))
+            expiringAt = token.expiresAt.addingTimeInterval(-policy.minimumRemaining(forLifetime: token.lifetime))
+            self.lastUsed = lastUsed
+        }
+
+        func freshness(at now: Date) -> RefreshPolicy.Freshness {
+            now < staleAt ? .fresh : now < expiringAt ? .stale : .expiring
+        }
     }
 
     private struct Flight {
@@ -82,6 +96,9 @@ public final class TokenEngine: Sendable {
     /// The configuration the engine was made with.
     public let configuration: Configuration
     private let parser: TokenResponseParser
+    // Hoisted out of `configuration` for the lookup fast path.
+    private let clock: any WallClock
+    private let observer: (@Sendable (TokenEvent) -> Void)?
     private let state = LockedState(State())
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
@@ -92,6 +109,8 @@ public final class TokenEngine: Sendable {
             throw FleetAuthError(code: .invalidConfiguration, message: "cacheCapacity must be at least 1.")
         }
         self.configuration = configuration
+        self.clock = configuration.clock
+        self.observer = configuration.observer
         self.parser = TokenResponseParser(
             format: configuration.endpoint.format, policy: configuration.refresh,
             maximumResponseBytes: configuration.endpoint.maximumResponseBytes)
@@ -105,19 +124,19 @@ public final class TokenEngine: Sendable {
     /// fetch. Throws ``FleetAuthError`` or, if the calling task is cancelled while
     /// waiting, `CancellationError` (the fetch goes on for other callers).
     public func token(for scope: AuthorizationScope) async throws -> AuthToken {
-        let scope = try scope.validated()
-        let now = configuration.clock.now()
+        let now = clock.now()
         enum FastPath {
             case fresh(AuthToken)
             case stale(AuthToken, refresh: UInt64?)
             case slow
         }
+        // One hash lookup under the lock; invalid scopes simply miss and are refused below.
         let fast: FastPath = state.withLock { state in
-            guard var entry = state.cache[scope] else { return .slow }
-            let freshness = configuration.refresh.freshness(of: entry.token, at: now)
+            guard let index = state.cache.index(forKey: scope) else { return .slow }
+            let entry = state.cache.values[index]
+            let freshness = entry.freshness(at: now)
             guard freshness != .expiring else { return .slow }
-            entry.lastUsed = state.nextID()
-            state.cache[scope] = entry
+            state.cache.values[index].lastUsed = state.nextID()
             if freshness == .fresh { return .fresh(entry.token) }
             let refresh = Self.startFlightIfIdle(scope, now: now, in: &state)
             return .stale(entry.token, refresh: refresh)
@@ -134,7 +153,7 @@ public final class TokenEngine: Sendable {
             emit(.servedStale(scope, fingerprint: token.fingerprint))
             return token
         case .slow:
-            return try await waitForFetch(scope)
+            return try await waitForFetch(try scope.validated())
         }
     }
 
@@ -152,12 +171,9 @@ public final class TokenEngine: Sendable {
                 let registration: Registration = state.withLock { state in
                     if Task.isCancelled { return .done(.failure(CancellationError())) }
                     // Re-check under the lock: a fetch may have finished since the fast path.
-                    if var entry = state.cache[scope],
-                        configuration.refresh.freshness(of: entry.token, at: now) != .expiring
-                    {
-                        entry.lastUsed = state.nextID()
-                        state.cache[scope] = entry
-                        return .done(.success(entry.token))
+                    if let index = state.cache.index(forKey: scope), state.cache.values[index].freshness(at: now) != .expiring {
+                        state.cache.values[index].lastUsed = state.nextID()
+                        return .done(.success(state.cache.values[index].token))
                     }
                     if state.flights[scope] != nil {
                         state.flights[scope]?.waiters[waiterID] = continuation
@@ -222,7 +238,7 @@ public final class TokenEngine: Sendable {
             }
             switch result {
             case .success(let token):
-                state.cache[scope] = Entry(token: token, lastUsed: state.nextID())
+                state.cache[scope] = Entry(token: token, policy: configuration.refresh, lastUsed: state.nextID())
                 state.cooldowns[scope] = nil
                 if state.cache.count > configuration.cacheCapacity {
                     evicted = Self.evictLeastRecentlyUsed(from: &state, keeping: scope)
@@ -425,6 +441,6 @@ public final class TokenEngine: Sendable {
     public var cachedScopeCount: Int { state.withLock { $0.cache.count } }
 
     private func emit(_ event: @autoclosure () -> TokenEvent) {
-        configuration.observer?(event())
+        if let observer { observer(event()) }
     }
 }

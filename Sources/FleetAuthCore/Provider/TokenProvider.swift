@@ -38,11 +38,16 @@ public final class TokenProvider<Context: AuthorizationContext>: Sendable {
     }
 
     /// A token value for the context.
+    @inlinable
     public func fetchToken(with authorizationContext: Context?) async throws -> String {
-        try await Self.fetch(authorizationContext, from: engine).value
+        // Inlinable so that apps get it specialized for their context type: this is the
+        // call made at every location update.
+        guard let authorizationContext else { throw Self.missingContext() }
+        return try await engine.token(for: authorizationContext.scope).value
     }
 
     /// The token with its expiry and claims, for callers that need more than the value.
+    @inlinable
     public func token(for authorizationContext: Context) async throws -> AuthToken {
         try await engine.token(for: authorizationContext.scope)
     }
@@ -60,7 +65,13 @@ public final class TokenProvider<Context: AuthorizationContext>: Sendable {
     }
 
     private static func fetch(_ context: Context?, from engine: TokenEngine) async throws -> AuthToken {
-        guard let context else { throw ProviderBridge.missingContext(String(describing: Context.self)) }
+        guard let context else { throw missingContext() }
         return try await engine.token(for: context.scope)
+    }
+
+    /// The error for a `nil` context.
+    @usableFromInline
+    static func missingContext() -> FleetAuthError {
+        ProviderBridge.missingContext(String(describing: Context.self))
     }
 }

@@ -5,35 +5,56 @@ public import Foundation
 /// ``value`` is the secret that goes into `Authorization: Bearer …`. Everything a log or
 /// debugger can see — ``description``, `debugDescription`, `dump`, mirrors — shows the
 /// ``fingerprint`` instead.
+///
+/// Copies share one immutable storage object, so handing a token out of the cache costs a
+/// single reference count, and the claims are decoded from the value only when asked for.
 public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
+    private final class Storage: Sendable {
+        let value: String
+        let scope: AuthorizationScope
+        let receivedAt: Date
+        let expiresAt: Date
+        let lifetime: TimeInterval
+
+        init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval) {
+            self.value = value
+            self.scope = scope
+            self.receivedAt = receivedAt
+            self.expiresAt = expiresAt
+            self.lifetime = lifetime
+        }
+    }
+
+    private let storage: Storage
+
     /// The compact JWT. Never log it.
-    public let value: String
-    /// The decoded claims.
-    public let claims: JWTClaims
+    public var value: String { storage.value }
     /// The vehicle or trip the token was fetched for.
-    public let scope: AuthorizationScope
+    public var scope: AuthorizationScope { storage.scope }
     /// When the token arrived, by the device clock.
-    public let receivedAt: Date
+    public var receivedAt: Date { storage.receivedAt }
     /// When the token expires, by the device clock: the receipt time plus the life the
     /// token had left by the issuer's clock, so a device clock that is off does not matter.
-    public let expiresAt: Date
+    public var expiresAt: Date { storage.expiresAt }
     /// The token's full lifetime as issued (`exp − iat`), or its remaining life at receipt
     /// when `iat` is absent. Refresh margins scale with it.
-    public let lifetime: TimeInterval
+    public var lifetime: TimeInterval { storage.lifetime }
+
+    /// The decoded claims (decoded on each access; empty if the value is not a JWT).
+    public var claims: JWTClaims { (try? JWTDecoder.decode(value)) ?? JWTClaims() }
 
     /// Creates a token record.
-    public init(
-        value: String, claims: JWTClaims, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date,
-        lifetime: TimeInterval
-    ) {
-        self.value = value
-        self.claims = claims
-        self.scope = scope
-        self.receivedAt = receivedAt
-        self.expiresAt = expiresAt
-        self.lifetime = lifetime
+    public init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval) {
+        storage = Storage(value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime)
+    }
+
+    /// Equal when every field is equal.
+    public static func == (lhs: AuthToken, rhs: AuthToken) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.value == rhs.value && lhs.scope == rhs.scope && lhs.receivedAt == rhs.receivedAt
+                && lhs.expiresAt == rhs.expiresAt && lhs.lifetime == rhs.lifetime)
     }
 
     /// A short, non-reversible tag for the token, safe to log: `tok_` and 8 hex digits of
@@ -58,7 +79,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
 
     /// `AuthToken(tok_1a2b3c4d, vehicle v-42, expires 2026-11-22T10:00:00Z)`.
     public var description: String {
-        "AuthToken(\(fingerprint), \(scope), expires \(ISO8601DateFormatter().string(from: expiresAt)))"
+        "AuthToken(\(fingerprint), \(scope), expires \(HTTPDate.iso8601(expiresAt)))"
     }
 
     /// Same as ``description``.

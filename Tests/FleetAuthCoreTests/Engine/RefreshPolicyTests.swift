@@ -21,7 +21,7 @@ struct RefreshPolicyTests {
     @Test func freshnessMovesFromFreshToStaleToExpiring() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let token = AuthToken(
-            value: "x.y.z", claims: JWTClaims(), scope: .vehicle("v"), receivedAt: start,
+            value: "x.y.z", scope: .vehicle("v"), receivedAt: start,
             expiresAt: start.addingTimeInterval(3600), lifetime: 3600)
         #expect(policy.freshness(of: token, at: start) == .fresh)
         #expect(policy.freshness(of: token, at: start.addingTimeInterval(2999)) == .fresh)

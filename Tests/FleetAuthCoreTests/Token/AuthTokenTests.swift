@@ -10,7 +10,7 @@ struct AuthTokenTests {
     var token: AuthToken {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         return AuthToken(
-            value: secret, claims: try! JWTDecoder.decode(secret), scope: .vehicle("v-1"), receivedAt: now,
+            value: secret, scope: .vehicle("v-1"), receivedAt: now,
             expiresAt: now.addingTimeInterval(3600), lifetime: 3600)
     }
 

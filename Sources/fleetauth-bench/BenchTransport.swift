@@ -1,0 +1,41 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+
+/// A token backend for the benchmarks: mints a JWT for the requested vehicle after
+/// `latency` seconds on `clock`, counts requests, and keeps nothing else (so memory
+/// measurements see only the SDK's own cache).
+final class BenchTransport: HTTPTransport {
+    private let clock: any WallClock
+    private let latency: TimeInterval
+    private let lifetime: TimeInterval
+    private let counter = LockedState(0)
+
+    init(clock: any WallClock, latency: TimeInterval, lifetime: TimeInterval = 3600) {
+        self.clock = clock
+        self.latency = latency
+        self.lifetime = lifetime
+    }
+
+    var requestCount: Int { counter.withLock { $0 } }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let serial = counter.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        if latency > 0 { try await clock.sleep(for: latency) }
+        let vehicleID = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
+            .first { $0.name == "vehicleId" }?.value ?? ""
+        let now = clock.now().timeIntervalSince1970.rounded(.down)
+        let token = InMemoryTokenBackend.jwt(
+            header: ["alg": "RS256", "typ": "JWT", "kid": "bench-key"],
+            payload: [
+                "iss": "bench@example.iam.gserviceaccount.com", "sub": "bench@example.iam.gserviceaccount.com",
+                "aud": "https://fleet.example.com/", "iat": now, "exp": now + lifetime, "jti": serial,
+                "authorization": ["vehicleid": vehicleID],
+            ])
+        let body = try JSONSerialization.data(withJSONObject: ["token": token, "expiration": now + lifetime])
+        return TransportResponse(status: 200, headers: ["Date": HTTPDate.format(clock.now())], body: body)
+    }
+}

@@ -1,0 +1,74 @@
+// fleetauth-bench: FleetAuth beside the seed sample it replaces and beside the fastest
+// lookup physically possible. Run with `swift run -c release fleetauth-bench [--json]`.
+import Foundation
+
+@main
+struct FleetAuthBench {
+    static func main() async throws {
+        if CommandLine.arguments.contains("--profile-lookup") {
+            // A fixed loop of cached lookups, for instruction-level profilers.
+            try await Benchmarks.profileLookup(iterations: 100_000)
+            return
+        }
+        let json = CommandLine.arguments.contains("--json")
+        let quick = CommandLine.arguments.contains("--quick")
+        func progress(_ text: String) { FileHandle.standardError.write(Data("… \(text)\n".utf8)) }
+
+        progress("lookup against a bare lock")
+        let lookup = try await Benchmarks.lookup()
+        progress("1,000 callers on a cold cache")
+        let cold = try await Benchmarks.coldStart()
+        progress("a simulated day of 100 vehicles")
+        let day = try await Benchmarks.steadyState(vehicles: quick ? 10 : 100, hours: quick ? 3 : 24)
+        progress("memory and lookup at 100,000 contexts")
+        let scale = try await Benchmarks.scale(contexts: quick ? 10_000 : 100_000)
+        progress("JWT decoding")
+        let decodes = try await Benchmarks.decodingThroughput()
+
+        func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+        let rows: [(String, String, String, String)] = [
+            ("fresh lookup, public async API", "\(f(lookup.apiNanoseconds)) ns", "\(f(lookup.bareLockNanoseconds)) ns bare lock + dictionary", "ratio \(f(lookup.ratio, 2)) (goal ≤ 2)"),
+            ("throughput, 1 task", "\(f(lookup.throughput[1]! / 1e6, 2)) M/s", "", ""),
+            ("throughput, 2 tasks", "\(f(lookup.throughput[2]! / 1e6, 2)) M/s", "", ""),
+            ("throughput, 8 tasks", "\(f(lookup.throughput[8]! / 1e6, 2)) M/s", "", ""),
+            ("1,000 callers, cold cache: backend requests", "\(cold.fleetAuthRequests)", "\(cold.seedRequests) seed sample", "goal 1"),
+            ("day, \(day.vehicles) vehicles: callers that waited", "\(day.fleetAuthWaiting)", "\(day.seedWaiting) seed sample", "goal 0"),
+            ("day: backend requests", "\(day.fleetAuthRequests)", "\(day.seedRequests) seed sample", "minimum \(day.minimumRequests), goal ≤ \(day.minimumRequests + day.vehicles)"),
+            ("day: tokens handed out with < 5 min left", "\(day.fleetAuthShortLived)", "\(day.seedShortLived) seed sample", ""),
+            ("memory per context beyond the token", "\(f(scale.overheadBytesPerContext, 0)) B", "token \(f(scale.tokenBytesPerContext, 0)) B, \(scale.contexts) contexts", "goal < 1024 B"),
+            ("lookup at \(scale.contexts) vs 10 contexts", "\(f(scale.lookupNanosecondsAtScale)) ns", "\(f(scale.lookupNanosecondsAtTen)) ns", "ratio \(f(scale.ratio, 2)) (goal ≤ 1.5)"),
+            ("JWT payload decoding", "\(f(decodes / 1000, 1)) k/s", "", ""),
+        ]
+        let width = rows.map(\.0.count).max()!
+        print("FleetAuth benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        for row in rows {
+            print("  " + row.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + row.1.padding(toLength: 11, withPad: " ", startingAt: 0) + "  " + [row.2, row.3].filter { !$0.isEmpty }.joined(separator: "; "))
+        }
+        if json {
+            let object: [String: Any] = [
+                "lookup_ratio_vs_bare_lock": lookup.ratio,
+                "lookup_ns": lookup.apiNanoseconds,
+                "bare_lock_ns": lookup.bareLockNanoseconds,
+                "throughput_calls_per_s": ["1": lookup.throughput[1]!, "2": lookup.throughput[2]!, "8": lookup.throughput[8]!],
+                "cold_concurrent_backend_requests": cold.fleetAuthRequests,
+                "cold_concurrent_backend_requests_seed": cold.seedRequests,
+                "steady_state_waiting_callers": day.fleetAuthWaiting,
+                "steady_state_waiting_callers_seed": day.seedWaiting,
+                "steady_state_backend_requests": day.fleetAuthRequests,
+                "steady_state_backend_requests_seed": day.seedRequests,
+                "steady_state_minimum_requests": day.minimumRequests,
+                "steady_state_short_lived_tokens": day.fleetAuthShortLived,
+                "steady_state_short_lived_tokens_seed": day.seedShortLived,
+                "memory_overhead_bytes_per_context": scale.overheadBytesPerContext,
+                "token_bytes_per_context": scale.tokenBytesPerContext,
+                "contexts": scale.contexts,
+                "lookup_ns_at_scale": scale.lookupNanosecondsAtScale,
+                "lookup_ns_at_10": scale.lookupNanosecondsAtTen,
+                "lookup_scale_ratio": scale.ratio,
+                "jwt_decodes_per_s": decodes,
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Timing and memory helpers for the benchmarks.
+enum Measure {
+    /// Nanoseconds per iteration of `body`, as the median of `batches` timed batches of
+    /// `iterations` each (the median resists scheduler noise).
+    static func medianNanoseconds(batches: Int = 31, iterations: Int, _ body: () async throws -> Void) async rethrows
+        -> Double
+    {
+        let clock = ContinuousClock()
+        var samples: [Double] = []
+        for _ in 0..<batches {
+            let start = clock.now
+            for _ in 0..<iterations { try await body() }
+            let elapsed = clock.now - start
+            samples.append(seconds(elapsed) * 1e9 / Double(iterations))
+        }
+        return median(samples)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Resident memory of this process in bytes (Linux `/proc/self/statm`; 0 elsewhere).
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// Keeps results alive so the optimizer cannot drop the work that made them.
+final class Sink: @unchecked Sendable {
+    // Safe because only the thread that owns a benchmark loop writes it, and it is read
+    // only after that loop has finished; its value is never used for anything but printing.
+    var value = 0
+}
