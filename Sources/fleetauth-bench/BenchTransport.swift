@@ -25,7 +25,8 @@ final class BenchTransport: HTTPTransport {
             return count
         }
         if latency > 0 { try await clock.sleep(for: latency) }
-        let vehicleID = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
+        let vehicleID =
+            URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
             .first { $0.name == "vehicleId" }?.value ?? ""
         let now = clock.now().timeIntervalSince1970.rounded(.down)
         let token = InMemoryTokenBackend.jwt(

@@ -12,6 +12,18 @@ struct FleetAuthBench {
         }
         let json = CommandLine.arguments.contains("--json")
         let quick = CommandLine.arguments.contains("--quick")
+        func option(_ name: String) -> Double? {
+            CommandLine.arguments.firstIndex(of: name).flatMap { index in
+                CommandLine.arguments.indices.contains(index + 1) ? Double(CommandLine.arguments[index + 1]) : nil
+            }
+        }
+        if let vehicles = option("--day-vehicles") {
+            // Only the simulated day, at the size given, for exploring how it scales.
+            let start = ContinuousClock.now
+            let day = try await Benchmarks.steadyState(vehicles: Int(vehicles), hours: option("--day-hours") ?? 24)
+            print(day, ContinuousClock.now - start)
+            return
+        }
         func progress(_ text: String) { FileHandle.standardError.write(Data("… \(text)\n".utf8)) }
 
         progress("lookup against a bare lock")
@@ -27,29 +39,59 @@ struct FleetAuthBench {
 
         func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         let rows: [(String, String, String, String)] = [
-            ("fresh lookup, public async API", "\(f(lookup.apiNanoseconds)) ns", "\(f(lookup.bareLockNanoseconds)) ns bare lock + dictionary", "ratio \(f(lookup.ratio, 2)) (goal ≤ 2)"),
+            (
+                "fresh lookup, public async API", "\(f(lookup.apiNanoseconds)) ns",
+                "\(f(lookup.bareLockNanoseconds)) ns bare lock + dictionary", "ratio \(f(lookup.ratio, 2)) (goal ≤ 2)"
+            ),
             ("throughput, 1 task", "\(f(lookup.throughput[1]! / 1e6, 2)) M/s", "", ""),
             ("throughput, 2 tasks", "\(f(lookup.throughput[2]! / 1e6, 2)) M/s", "", ""),
             ("throughput, 8 tasks", "\(f(lookup.throughput[8]! / 1e6, 2)) M/s", "", ""),
-            ("1,000 callers, cold cache: backend requests", "\(cold.fleetAuthRequests)", "\(cold.seedRequests) seed sample", "goal 1"),
-            ("day, \(day.vehicles) vehicles: callers that waited", "\(day.fleetAuthWaiting)", "\(day.seedWaiting) seed sample", "goal 0"),
-            ("day: backend requests", "\(day.fleetAuthRequests)", "\(day.seedRequests) seed sample", "minimum \(day.minimumRequests), goal ≤ \(day.minimumRequests + day.vehicles)"),
-            ("day: tokens handed out with < 5 min left", "\(day.fleetAuthShortLived)", "\(day.seedShortLived) seed sample", ""),
-            ("memory per context beyond the token", "\(f(scale.overheadBytesPerContext, 0)) B", "token \(f(scale.tokenBytesPerContext, 0)) B, \(scale.contexts) contexts", "goal < 1024 B"),
-            ("lookup at \(scale.contexts) vs 10 contexts", "\(f(scale.lookupNanosecondsAtScale)) ns", "\(f(scale.lookupNanosecondsAtTen)) ns", "ratio \(f(scale.ratio, 2)) (goal ≤ 1.5)"),
+            (
+                "1,000 callers, cold cache: backend requests", "\(cold.fleetAuthRequests)",
+                "\(cold.seedRequests) seed sample", "goal 1"
+            ),
+            (
+                "day, \(day.vehicles) vehicles: callers that waited", "\(day.fleetAuthWaiting)",
+                "\(day.seedWaiting) seed sample", "goal 0"
+            ),
+            (
+                "day: backend requests", "\(day.fleetAuthRequests)", "\(day.seedRequests) seed sample",
+                "minimum \(day.minimumRequests), goal ≤ \(day.minimumRequests + day.vehicles)"
+            ),
+            (
+                "day: tokens handed out with < 5 min left", "\(day.fleetAuthShortLived)",
+                "\(day.seedShortLived) seed sample", ""
+            ),
+            (
+                "memory per context beyond the token", "\(f(scale.overheadBytesPerContext, 0)) B",
+                "token \(f(scale.tokenBytesPerContext, 0)) B, \(scale.contexts) contexts", "goal < 1024 B"
+            ),
+            (
+                "lookup at \(scale.contexts) vs 10 contexts", "\(f(scale.lookupNanosecondsAtScale)) ns",
+                "\(f(scale.lookupNanosecondsAtTen)) ns", "ratio \(f(scale.ratio, 2)) (goal ≤ 1.5)"
+            ),
+            (
+                "bare lock + dictionary, same patterns", "\(f(scale.bareNanosecondsAtScale)) ns",
+                "\(f(scale.bareNanosecondsAtTen)) ns", "ratio \(f(scale.bareRatio, 2))"
+            ),
             ("JWT payload decoding", "\(f(decodes / 1000, 1)) k/s", "", ""),
         ]
         let width = rows.map(\.0.count).max()!
         print("FleetAuth benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
         for row in rows {
-            print("  " + row.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + row.1.padding(toLength: 11, withPad: " ", startingAt: 0) + "  " + [row.2, row.3].filter { !$0.isEmpty }.joined(separator: "; "))
+            print(
+                "  " + row.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + row.1.padding(toLength: 11, withPad: " ", startingAt: 0) + "  "
+                    + [row.2, row.3].filter { !$0.isEmpty }.joined(separator: "; "))
         }
         if json {
             let object: [String: Any] = [
                 "lookup_ratio_vs_bare_lock": lookup.ratio,
                 "lookup_ns": lookup.apiNanoseconds,
                 "bare_lock_ns": lookup.bareLockNanoseconds,
-                "throughput_calls_per_s": ["1": lookup.throughput[1]!, "2": lookup.throughput[2]!, "8": lookup.throughput[8]!],
+                "throughput_calls_per_s": [
+                    "1": lookup.throughput[1]!, "2": lookup.throughput[2]!, "8": lookup.throughput[8]!,
+                ],
                 "cold_concurrent_backend_requests": cold.fleetAuthRequests,
                 "cold_concurrent_backend_requests_seed": cold.seedRequests,
                 "steady_state_waiting_callers": day.fleetAuthWaiting,
@@ -65,6 +107,9 @@ struct FleetAuthBench {
                 "lookup_ns_at_scale": scale.lookupNanosecondsAtScale,
                 "lookup_ns_at_10": scale.lookupNanosecondsAtTen,
                 "lookup_scale_ratio": scale.ratio,
+                "bare_lookup_ns_at_scale": scale.bareNanosecondsAtScale,
+                "bare_lookup_ns_at_10": scale.bareNanosecondsAtTen,
+                "bare_lookup_scale_ratio": scale.bareRatio,
                 "jwt_decodes_per_s": decodes,
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])

@@ -1,11 +1,11 @@
 public import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The source of wall-clock time for FleetAuth.
@@ -42,9 +42,9 @@ public struct SystemWallClock: WallClock {
     public func now() -> Date {
         var spec = timespec()
         #if os(Linux)
-        let clockID = CLOCK_REALTIME_COARSE
+            let clockID = CLOCK_REALTIME_COARSE
         #else
-        let clockID = CLOCK_REALTIME
+            let clockID = CLOCK_REALTIME
         #endif
         guard clock_gettime(clockID, &spec) == 0 else { return Date() }
         return Date(timeIntervalSince1970: TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9)

@@ -26,7 +26,8 @@ public final class TokenEngine: Sendable {
         public var refresh: RefreshPolicy
         /// Retries, deadline and cooldown.
         public var retry: RetryPolicy
-        /// The most scopes kept in the cache; the least recently used one is dropped.
+        /// The most scopes kept in the cache (default 1,024); the least recently used one
+        /// is dropped. Keep it above the number of vehicles or trips served at once.
         public var cacheCapacity: Int
         /// Receives ``TokenEvent``s; `nil` for none.
         public var observer: (@Sendable (TokenEvent) -> Void)?
@@ -34,7 +35,7 @@ public final class TokenEngine: Sendable {
         /// Creates a configuration with the contract's defaults.
         public init(
             endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
-            refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), cacheCapacity: Int = 64,
+            refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), cacheCapacity: Int = 1024,
             observer: (@Sendable (TokenEvent) -> Void)? = nil
         ) {
             self.endpoint = endpoint
@@ -171,7 +172,9 @@ public final class TokenEngine: Sendable {
                 let registration: Registration = state.withLock { state in
                     if Task.isCancelled { return .done(.failure(CancellationError())) }
                     // Re-check under the lock: a fetch may have finished since the fast path.
-                    if let index = state.cache.index(forKey: scope), state.cache.values[index].freshness(at: now) != .expiring {
+                    if let index = state.cache.index(forKey: scope),
+                        state.cache.values[index].freshness(at: now) != .expiring
+                    {
                         state.cache.values[index].lastUsed = state.nextID()
                         return .done(.success(state.cache.values[index].token))
                     }

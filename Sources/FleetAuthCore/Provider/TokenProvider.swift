@@ -18,7 +18,7 @@ public final class TokenProvider<Context: AuthorizationContext>: Sendable {
     /// Creates a provider; see ``TokenEngine/Configuration`` for each parameter.
     public convenience init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
-        refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), cacheCapacity: Int = 64,
+        refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), cacheCapacity: Int = 1024,
         observer: (@Sendable (TokenEvent) -> Void)? = nil
     ) throws(FleetAuthError) {
         try self.init(

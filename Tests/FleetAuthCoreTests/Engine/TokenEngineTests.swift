@@ -59,6 +59,17 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount == 2)
     }
 
+    @Test func theDefaultCapacityServesAFleetOfAHundredWithoutRefetching() async throws {
+        let h = try EngineHarness(
+            cacheCapacity: TokenEngine.Configuration(
+                endpoint: TokenEndpoint(url: "https://b.example/t"), transport: InMemoryTransport()
+            ).cacheCapacity)
+        for _ in 0..<3 {
+            for index in 0..<100 { _ = try await h.engine.token(for: .vehicle("v-\(index)")) }
+        }
+        #expect(h.transport.requestCount == 100)
+    }
+
     @Test func cacheCapacityEvictsTheLeastRecentlyUsedScope() async throws {
         let h = try EngineHarness(cacheCapacity: 2)
         _ = try await h.engine.token(for: .vehicle("a"))
