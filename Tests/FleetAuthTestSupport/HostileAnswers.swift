@@ -1,5 +1,5 @@
 public import FleetAuthCore
-import FleetAuthInMemory
+public import FleetAuthInMemory
 public import Foundation
 
 /// One bad or adversarial answer a token backend can give, and the error FleetAuth must
@@ -39,6 +39,30 @@ public struct HostileAnswer: Sendable, CustomStringConvertible {
 public enum HostileAnswers {
     /// The vehicle every answer is fetched for.
     public static let scope = AuthorizationScope.vehicle("v-42")
+
+    /// The engine that both test paths use: one attempt, no cooldown, a 5-second timeout.
+    public static func engine(url: String, answer: HostileAnswer, transport: any HTTPTransport, clock: ManualWallClock)
+        throws -> TokenEngine
+    {
+        try TokenEngine(
+            configuration: .init(
+                endpoint: TokenEndpoint(url: url, format: answer.format, timeout: 5), transport: transport,
+                clock: clock,
+                retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0)))
+    }
+
+    /// Fetches the scope's token through `engine`, moving the clock past the timeout when
+    /// the answer is the slow one, and returns what the caller got.
+    public static func fetch(_ answer: HostileAnswer, from engine: TokenEngine, clock: ManualWallClock) async
+        -> Result<AuthToken, any Error>
+    {
+        let fetch = Task { try await engine.token(for: scope) }
+        if case .slow = answer.delivery {
+            await clock.waitForSleepers(count: 1, within: 5)
+            clock.advance(by: 5)
+        }
+        return await fetch.result
+    }
 
     /// Every hostile answer.
     public static func all(now: Date) -> [HostileAnswer] {

@@ -38,18 +38,12 @@ struct HostileBackendOverHTTPTests {
     @Test(arguments: HostileAnswers.all(now: Date()))
     func answerIsATypedErrorAndNothingIsCached(answer: HostileAnswer) async throws {
         let clock = ManualWallClock(now: Date())
-        let engine = try TokenEngine(
-            configuration: .init(
-                endpoint: TokenEndpoint(url: try await path(for: answer), format: answer.format, timeout: 5),
-                transport: URLSessionTransport(configuration: .init(maximumResponseBytes: 128 * 1024)), clock: clock,
-                retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0)))
-        let fetch = Task { try await engine.token(for: HostileAnswers.scope) }
-        if case .slow = answer.delivery {
-            await clock.waitForSleepers(count: 1, within: 5)
-            clock.advance(by: 5)
-        }
+        let engine = try HostileAnswers.engine(
+            url: try await path(for: answer), answer: answer,
+            transport: URLSessionTransport(configuration: .init(maximumResponseBytes: 128 * 1024)), clock: clock)
+        let outcome = await HostileAnswers.fetch(answer, from: engine, clock: clock)
         do {
-            let token = try await fetch.value
+            let token = try outcome.get()
             Issue.record("\(answer.name): expected \(answer.expected), got \(token)")
         } catch let error as FleetAuthError {
             #expect(error.code == answer.expected, "\(answer.name): \(error)")

@@ -31,17 +31,11 @@ struct HostileBackendTests {
             case .closedMidBody: throw URLError(.networkConnectionLost)
             }
         }
-        let engine = try TokenEngine(
-            configuration: .init(
-                endpoint: TokenEndpoint(url: "https://backend.example.com/token", format: answer.format, timeout: 5),
-                transport: transport, clock: clock, retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0)))
-        let fetch = Task { try await engine.token(for: HostileAnswers.scope) }
-        if case .slow = answer.delivery {
-            await clock.waitForSleepers(count: 1, within: 5)
-            clock.advance(by: 5)
-        }
+        let engine = try HostileAnswers.engine(
+            url: "https://backend.example.com/token", answer: answer, transport: transport, clock: clock)
+        let outcome = await HostileAnswers.fetch(answer, from: engine, clock: clock)
         do {
-            let token = try await fetch.value
+            let token = try outcome.get()
             Issue.record("\(answer.name): expected \(answer.expected), got \(token)")
         } catch let error as FleetAuthError {
             #expect(error.code == answer.expected, "\(answer.name): \(error)")
