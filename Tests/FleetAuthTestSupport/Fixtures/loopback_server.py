@@ -280,9 +280,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                    headers={"Cache-Control": "no-store"})
 
 
+class Server(http.server.ThreadingHTTPServer):
+    # The tests open many connections at once; the default backlog of 5 resets some.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 def main():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"PORT {server.server_address[1]}", flush=True)
     sys.stdin.read()  # returns at EOF: the test process has gone
