@@ -5,11 +5,6 @@ import Foundation
 @main
 struct FleetAuthBench {
     static func main() async throws {
-        if CommandLine.arguments.contains("--profile-lookup") {
-            // A fixed loop of cached lookups, for instruction-level profilers.
-            try await Benchmarks.profileLookup(iterations: 100_000)
-            return
-        }
         let json = CommandLine.arguments.contains("--json")
         let quick = CommandLine.arguments.contains("--quick")
         func option(_ name: String) -> Double? {

@@ -42,8 +42,7 @@ public final class TokenProvider<Context: AuthorizationContext>: Sendable {
     public func fetchToken(with authorizationContext: Context?) async throws -> String {
         // Inlinable so that apps get it specialized for their context type: this is the
         // call made at every location update.
-        guard let authorizationContext else { throw Self.missingContext() }
-        return try await engine.token(for: authorizationContext.scope).value
+        try await Self.fetch(authorizationContext, from: engine).value
     }
 
     /// The token with its expiry and claims, for callers that need more than the value.
@@ -64,7 +63,10 @@ public final class TokenProvider<Context: AuthorizationContext>: Sendable {
         engine.invalidateAll()
     }
 
-    private static func fetch(_ context: Context?, from engine: TokenEngine) async throws -> AuthToken {
+    /// The token for `context`, or `missingContext` when there is none. Static, so the
+    /// completion path captures the engine rather than the provider.
+    @inlinable
+    static func fetch(_ context: Context?, from engine: TokenEngine) async throws -> AuthToken {
         guard let context else { throw missingContext() }
         return try await engine.token(for: context.scope)
     }
