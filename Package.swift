@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "FleetAuthCore", targets: ["FleetAuthCore"]),
+        .library(name: "FleetAuthFleetService", targets: ["FleetAuthFleetService"]),
         .library(name: "FleetAuthDriver", targets: ["FleetAuthDriver"]),
         .library(name: "FleetAuthConsumer", targets: ["FleetAuthConsumer"]),
         .library(name: "FleetAuthURLSession", targets: ["FleetAuthURLSession"]),
@@ -15,8 +16,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "FleetAuthCore"),
-        .target(name: "FleetAuthDriver", dependencies: ["FleetAuthCore"]),
-        .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore"]),
+        .target(name: "FleetAuthFleetService", dependencies: ["FleetAuthCore"]),
+        .target(name: "FleetAuthDriver", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
+        .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthURLSession", dependencies: ["FleetAuthCore"]),
         .target(name: "FleetAuthInMemory", dependencies: ["FleetAuthCore"]),
 
@@ -73,6 +75,10 @@ let package = Package(
             dependencies: ["FleetAuthCore", "FleetAuthInMemory", "FleetAuthTestSupport"]
         ),
         .testTarget(
+            name: "FleetAuthFleetServiceTests",
+            dependencies: ["FleetAuthFleetService", "FleetAuthInMemory", "FleetAuthTestSupport"]
+        ),
+        .testTarget(
             name: "FleetAuthDriverTests",
             dependencies: ["FleetAuthDriver", "FleetAuthInMemory", "FleetAuthTestSupport"]
         ),
@@ -87,11 +93,6 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),
-        // Benchmarks: run with `swift run -c release fleetauth-bench`. Not a product.
-        .executableTarget(
-            name: "fleetauth-bench",
-            dependencies: ["FleetAuthCore", "FleetAuthDriver", "FleetAuthInMemory"]
-        ),
         .testTarget(
             name: "FleetAuthToolTests",
             dependencies: ["FleetAuthTool", "FleetAuthURLSession", "FleetAuthInMemory", "FleetAuthTestSupport"]

@@ -76,7 +76,7 @@ enum DriverSimulation {
             let location = routePoint(step, interval: options.updateInterval, at: clock.now())
             let outcome = await clock.runToCompletion { try await reporter.report(location) }
             // Let a background token refresh, if one started, get its answer too.
-            _ = await clock.runToCompletion { while provider.engine.activeFetchCount > 0 { await Task.yield() } }
+            _ = await clock.runToCompletion { await provider.waitUntilIdle() }
             report.updatesSent += 1
             switch outcome {
             case .success: report.updatesAccepted += 1

@@ -66,7 +66,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// Sends the request with a data task; throws `CancellationError` if the calling task
-    /// is cancelled, `URLError` for network failures and ``FleetAuthError`` for
+    /// is cancelled, `URLError` for network failures, and ``FleetAuthError`` for timeouts,
     /// oversized bodies and cross-host redirects.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
@@ -76,8 +76,7 @@ public final class URLSessionTransport: HTTPTransport {
             try await withCheckedThrowingContinuation { continuation in
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     if let error {
-                        let cancelled = (error as? URLError)?.code == .cancelled
-                        continuation.resume(throwing: cancelled ? CancellationError() : error)
+                        continuation.resume(throwing: Self.translate(error, for: request))
                     } else if let response {
                         continuation.resume(returning: (data ?? Data(), response))
                     } else {
@@ -109,6 +108,21 @@ public final class URLSessionTransport: HTTPTransport {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         return TransportResponse(status: http.statusCode, headers: headers, body: data, url: http.url ?? request.url)
+    }
+
+    /// URLSession's own ways of saying "cancelled" and "timed out", in the terms every
+    /// transport uses: `CancellationError` and a `timedOut` ``FleetAuthError``.
+    private static func translate(_ error: any Error, for request: TransportRequest) -> any Error {
+        switch (error as? URLError)?.code {
+        case .cancelled?: return CancellationError()
+        case .timedOut?:
+            return FleetAuthError(
+                code: .timedOut,
+                message:
+                    "No answer within \(String(format: "%.1f", request.timeout)) s; check that the server is up, or raise the timeout.",
+                url: request.url, underlyingError: error)
+        default: return error
+        }
     }
 
     private static func urlRequest(for request: TransportRequest) -> URLRequest {

@@ -48,6 +48,6 @@ struct HostileBackendOverHTTPTests {
         } catch let error as FleetAuthError {
             #expect(error.code == answer.expected, "\(answer.name): \(error)")
         }
-        #expect(engine.cachedScopeCount == 0)
+        #expect(engine.statistics.cachedScopes == 0)
     }
 }

@@ -156,7 +156,7 @@ struct EndToEndTests {
         } catch let error as FleetAuthError {
             #expect(error.code == code, "\(error)")
         }
-        #expect(provider.engine.cachedScopeCount == 0)
+        #expect(provider.statistics.cachedScopes == 0)
     }
 
     @Test func hangingBackendTimesOutOnTheInjectedClock() async throws {

@@ -1,10 +1,8 @@
 /// Supplies tokens for trip refreshes: the consumer side of the token-provider contract.
 ///
-/// The contract: `fetchToken(with:completion:)` may be called from any thread; the
-/// completion must be called exactly once, asynchronously, from any thread; the token
-/// returned should have at least 5 minutes of life left; a token is reused until its
-/// lifetime nears its end. ``ConsumerTokenProvider`` keeps all of these rules. To write
-/// your own, implement the completion method; the async method comes with it:
+/// It is ``TokenAuthorization`` for trip contexts; the contract, the async methods and
+/// invalidation come from there. ``ConsumerTokenProvider`` keeps every rule of it. To write
+/// your own, implement the completion method:
 ///
 /// ```swift
 /// import FleetAuthConsumer
@@ -22,33 +20,4 @@
 ///     }
 /// }
 /// ```
-public protocol ConsumerAuthorization: Sendable {
-    /// Fetches a token for the context's trip and passes it, or an error, to
-    /// `completion`.
-    func fetchToken(
-        with authorizationContext: ConsumerAuthorizationContext?,
-        completion: @escaping AuthTokenFetchCompletionHandler)
-
-    /// Fetches a token for the context's trip.
-    func fetchToken(with authorizationContext: ConsumerAuthorizationContext?) async throws -> String
-
-    /// Drops `token` because the fleet service rejected it (401/403), so the next fetch
-    /// returns another. Returns whether a cached token was dropped. Providers without a
-    /// cache need not implement it.
-    @discardableResult
-    func invalidate(_ token: String, for authorizationContext: ConsumerAuthorizationContext) -> Bool
-}
-
-extension ConsumerAuthorization {
-    /// Bridges the completion method: the first completion wins, and one with neither a
-    /// token nor an error throws `emptyProviderResponse`.
-    public func fetchToken(with authorizationContext: ConsumerAuthorizationContext?) async throws -> String {
-        try await ProviderBridge.await { completion in
-            fetchToken(with: authorizationContext, completion: completion)
-        }
-    }
-
-    /// Does nothing and returns `false`: a provider without a cache has nothing to drop.
-    @discardableResult
-    public func invalidate(_ token: String, for authorizationContext: ConsumerAuthorizationContext) -> Bool { false }
-}
+public protocol ConsumerAuthorization: TokenAuthorization where Context == ConsumerAuthorizationContext {}

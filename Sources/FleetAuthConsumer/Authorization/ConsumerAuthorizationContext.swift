@@ -1,5 +1,3 @@
-@_exported public import FleetAuthCore
-
 /// What a consumer app asks a token for: one trip. The consumer SDK fills it in at each
 /// trip refresh.
 public struct ConsumerAuthorizationContext: AuthorizationContext, CustomStringConvertible {

@@ -40,11 +40,8 @@ public final class TripMonitor: Sendable {
         let request = TransportRequest(
             method: .get, url: try fleetService.tripURL(tripID), headers: ["Accept": "application/json"],
             timeout: fleetService.timeout)
-        let authorization = self.authorization
         let caller = AuthorizedCaller(
-            context: context, authorization: authorization, transport: transport, clock: clock,
-            fetchToken: { try await authorization.fetchToken(with: context) },
-            invalidate: { token in authorization.invalidate(token, for: context) })
+            context: context, authorization: authorization, transport: transport, clock: clock)
         let delivery = try await caller.send(request)
         guard let snapshot = TripSnapshot(tripID: tripID, body: delivery.response.body, receivedAt: clock.now()) else {
             throw FleetServiceError(

@@ -14,60 +14,7 @@ import Foundation
 /// Completion order and threads: results are delivered by resuming the callers'
 /// continuations after the lock is released; nothing is called back under a lock.
 public final class TokenEngine: Sendable {
-    /// Everything the engine needs.
-    public struct Configuration: Sendable {
-        /// The token backend.
-        public var endpoint: TokenEndpoint
-        /// How requests reach it.
-        public var transport: any HTTPTransport
-        /// Wall time. Inject a manual clock in tests.
-        public var clock: any WallClock
-        /// Freshness margins and lifetime limits.
-        public var refresh: RefreshPolicy
-        /// Retries, deadline and cooldown.
-        public var retry: RetryPolicy
-        /// The most scopes kept in the cache (default 1,024); the least recently used one
-        /// is dropped. Keep it above the number of vehicles or trips served at once.
-        public var cacheCapacity: Int
-        /// Receives ``TokenEvent``s; `nil` for none.
-        public var observer: (@Sendable (TokenEvent) -> Void)?
-
-        /// Creates a configuration with the contract's defaults.
-        public init(
-            endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
-            refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), cacheCapacity: Int = 1024,
-            observer: (@Sendable (TokenEvent) -> Void)? = nil
-        ) {
-            self.endpoint = endpoint
-            self.transport = transport
-            self.clock = clock
-            self.refresh = refresh
-            self.retry = retry
-            self.cacheCapacity = cacheCapacity
-            self.observer = observer
-        }
-    }
-
     private typealias Waiter = CheckedContinuation<AuthToken, any Error>
-
-    /// A cached token with the moments it turns stale and expiring, worked out once.
-    private struct Entry {
-        let token: AuthToken
-        let staleAt: Date
-        let expiringAt: Date
-        var lastUsed: UInt64
-
-        init(token: AuthToken, policy: RefreshPolicy, lastUsed: UInt64) {
-            self.token = token
-            staleAt = token.expiresAt.addingTimeInterval(-policy.refreshWindow(forLifetime: token.lifetime))
-            expiringAt = token.expiresAt.addingTimeInterval(-policy.minimumRemaining(forLifetime: token.lifetime))
-            self.lastUsed = lastUsed
-        }
-
-        func freshness(at now: Date) -> RefreshPolicy.Freshness {
-            now < staleAt ? .fresh : now < expiringAt ? .stale : .expiring
-        }
-    }
 
     private struct Flight {
         let id: UInt64
@@ -81,26 +28,38 @@ public final class TokenEngine: Sendable {
     }
 
     private struct State {
-        var cache: [AuthorizationScope: Entry] = [:]
+        var cache: TokenCache
         var flights: [AuthorizationScope: Flight] = [:]
         var cooldowns: [AuthorizationScope: Cooldown] = [:]
         /// Values the fleet service rejected, per scope; a fetch must not return them.
         var rejected: [AuthorizationScope: [String]] = [:]
+        /// Callers of `waitUntilIdle()`, resumed when the last flight ends.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var counter: UInt64 = 0
+        var fetches = 0
+        var hits = 0
+        var waits = 0
 
         mutating func nextID() -> UInt64 {
             counter &+= 1
             return counter
         }
+
+        /// Takes the idle waiters if no flight is left.
+        mutating func takeIdleWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
+            guard flights.isEmpty, !idleWaiters.isEmpty else { return [] }
+            defer { idleWaiters.removeAll() }
+            return idleWaiters
+        }
     }
 
     /// The configuration the engine was made with.
     public let configuration: Configuration
-    private let parser: TokenResponseParser
+    private let fetcher: TokenFetcher
     // Hoisted out of `configuration` for the lookup fast path.
     private let clock: any WallClock
     private let observer: (@Sendable (TokenEvent) -> Void)?
-    private let state = LockedState(State())
+    private let state: LockedState<State>
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     public init(configuration: Configuration) throws(FleetAuthError) {
@@ -111,10 +70,12 @@ public final class TokenEngine: Sendable {
         }
         self.configuration = configuration
         self.clock = configuration.clock
-        self.observer = configuration.observer
-        self.parser = TokenResponseParser(
-            format: configuration.endpoint.format, policy: configuration.refresh,
-            maximumResponseBytes: configuration.endpoint.maximumResponseBytes)
+        let observer = configuration.observer
+        self.observer = observer
+        self.fetcher = TokenFetcher(
+            endpoint: configuration.endpoint, transport: configuration.transport, clock: configuration.clock,
+            refresh: configuration.refresh, retry: configuration.retry, emit: { event in observer?(event) })
+        self.state = LockedState(State(cache: TokenCache(capacity: configuration.cacheCapacity)))
     }
 
     // MARK: - Getting tokens
@@ -133,11 +94,11 @@ public final class TokenEngine: Sendable {
         }
         // One hash lookup under the lock; invalid scopes simply miss and are refused below.
         let fast: FastPath = state.withLock { state in
-            guard let index = state.cache.index(forKey: scope) else { return .slow }
-            let entry = state.cache.values[index]
+            guard let entry = state.cache.peek(scope) else { return .slow }
             let freshness = entry.freshness(at: now)
             guard freshness != .expiring else { return .slow }
-            state.cache.values[index].lastUsed = state.nextID()
+            _ = state.cache.use(scope)
+            state.hits += 1
             if freshness == .fresh { return .fresh(entry.token) }
             let refresh = Self.startFlightIfIdle(scope, now: now, in: &state)
             return .stale(entry.token, refresh: refresh)
@@ -168,25 +129,26 @@ public final class TokenEngine: Sendable {
                     case started(UInt64)
                     case done(Result<AuthToken, any Error>)
                 }
-                let now = configuration.clock.now()
+                let now = clock.now()
                 let registration: Registration = state.withLock { state in
                     if Task.isCancelled { return .done(.failure(CancellationError())) }
                     // Re-check under the lock: a fetch may have finished since the fast path.
-                    if let index = state.cache.index(forKey: scope),
-                        state.cache.values[index].freshness(at: now) != .expiring
-                    {
-                        state.cache.values[index].lastUsed = state.nextID()
-                        return .done(.success(state.cache.values[index].token))
+                    if let entry = state.cache.peek(scope), entry.freshness(at: now) != .expiring {
+                        _ = state.cache.use(scope)
+                        state.hits += 1
+                        return .done(.success(entry.token))
                     }
+                    if let cooldown = state.cooldowns[scope], cooldown.until > now, state.flights[scope] == nil {
+                        return .done(.failure(cooldown.error))
+                    }
+                    state.waits += 1
                     if state.flights[scope] != nil {
                         state.flights[scope]?.waiters[waiterID] = continuation
                         return .joined
                     }
-                    if let cooldown = state.cooldowns[scope], cooldown.until > now {
-                        return .done(.failure(cooldown.error))
-                    }
                     let flightID = state.nextID()
                     state.flights[scope] = Flight(id: flightID, waiters: [waiterID: continuation])
+                    state.fetches += 1
                     return .started(flightID)
                 }
                 switch registration {
@@ -208,6 +170,7 @@ public final class TokenEngine: Sendable {
         if let cooldown = state.cooldowns[scope], cooldown.until > now { return nil }
         let flightID = state.nextID()
         state.flights[scope] = Flight(id: flightID)
+        state.fetches += 1
         return flightID
     }
 
@@ -225,12 +188,14 @@ public final class TokenEngine: Sendable {
     /// Fetches, then stores the outcome and answers every waiter — only if the slot
     /// still belongs to this flight (`invalidateAll()` may have taken it).
     private func run(flight flightID: UInt64, for scope: AuthorizationScope) async {
-        var result = await fetchWithRetries(scope)
-        let now = configuration.clock.now()
+        var result = await fetcher.fetch(scope)
+        let now = clock.now()
         var evicted: AuthorizationScope?
+        var idle: [CheckedContinuation<Void, Never>] = []
         let waiters: [Waiter]? = state.withLock { state in
             guard let flight = state.flights[scope], flight.id == flightID else { return nil }
             state.flights[scope] = nil
+            idle = state.takeIdleWaitersIfIdle()
             if case .success(let token) = result, state.rejected[scope]?.contains(token.value) == true {
                 result = .failure(
                     FleetAuthError(
@@ -241,11 +206,8 @@ public final class TokenEngine: Sendable {
             }
             switch result {
             case .success(let token):
-                state.cache[scope] = Entry(token: token, policy: configuration.refresh, lastUsed: state.nextID())
+                evicted = state.cache.store(TokenCache.Entry(token: token, policy: configuration.refresh), for: scope)
                 state.cooldowns[scope] = nil
-                if state.cache.count > configuration.cacheCapacity {
-                    evicted = Self.evictLeastRecentlyUsed(from: &state, keeping: scope)
-                }
             case .failure(let error):
                 if configuration.retry.failureCooldown > 0 {
                     state.cooldowns[scope] = Cooldown(
@@ -257,130 +219,7 @@ public final class TokenEngine: Sendable {
         guard let waiters else { return }
         if let evicted { emit(.evicted(evicted)) }
         for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
-    }
-
-    private static func evictLeastRecentlyUsed(from state: inout State, keeping scope: AuthorizationScope)
-        -> AuthorizationScope?
-    {
-        var oldest: (scope: AuthorizationScope, lastUsed: UInt64)?
-        for (candidate, entry) in state.cache where candidate != scope {
-            if oldest == nil || entry.lastUsed < oldest!.lastUsed { oldest = (candidate, entry.lastUsed) }
-        }
-        guard let oldest else { return nil }
-        state.cache[oldest.scope] = nil
-        return oldest.scope
-    }
-
-    // MARK: - Fetching
-
-    private func fetchWithRetries(_ scope: AuthorizationScope) async -> Result<AuthToken, FleetAuthError> {
-        let clock = configuration.clock
-        let retry = configuration.retry
-        let start = clock.now()
-        let deadline = start.addingTimeInterval(retry.deadline)
-        var attempt = 1
-        while true {
-            let attemptStart = clock.now()
-            emit(.fetchStarted(scope, attempt: attempt))
-            let result = await fetchOnce(scope, deadline: deadline)
-            let finished = clock.now()
-            switch result {
-            case .success(let token):
-                emit(
-                    .fetchSucceeded(
-                        scope, fingerprint: token.fingerprint, duration: finished.timeIntervalSince(start),
-                        expiresIn: token.remainingLifetime(at: finished)))
-                return .success(token)
-            case .failure(let error):
-                var wait: TimeInterval? = nil
-                if error.isTransient, attempt < retry.maximumAttempts, !Task.isCancelled {
-                    let backoff = retry.backoff(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
-                    let delay = max(backoff, error.retryAfter ?? 0)
-                    if finished.addingTimeInterval(delay) < deadline { wait = delay }
-                }
-                emit(
-                    .fetchFailed(scope, error: error, duration: finished.timeIntervalSince(attemptStart), retryIn: wait)
-                )
-                guard let wait else { return .failure(error) }
-                do {
-                    try await clock.sleep(for: wait)
-                } catch {
-                    return .failure(Self.cancelled(scope))
-                }
-                attempt += 1
-            }
-        }
-    }
-
-    private func fetchOnce(_ scope: AuthorizationScope, deadline: Date) async -> Result<AuthToken, FleetAuthError> {
-        let endpoint = configuration.endpoint
-        let clock = configuration.clock
-        let request: TransportRequest
-        do {
-            request = try await endpoint.request(for: scope)
-        } catch {
-            return .failure(error)
-        }
-        let timeout = min(endpoint.timeout, deadline.timeIntervalSince(clock.now()))
-        guard timeout > 0 else { return .failure(Self.timedOut(scope, request, after: 0)) }
-        var bounded = request
-        bounded.timeout = timeout
-        let response: TransportResponse
-        do {
-            response = try await Self.send(bounded, over: configuration.transport, clock: clock)
-        } catch let error as FleetAuthError {
-            return .failure(error.adding(scope: scope, url: request.url))
-        } catch is CancellationError {
-            return .failure(Self.cancelled(scope))
-        } catch is TimeoutSignal {
-            return .failure(Self.timedOut(scope, request, after: timeout))
-        } catch let error as URLError where error.code == .timedOut {
-            return .failure(Self.timedOut(scope, request, after: timeout))
-        } catch {
-            return .failure(
-                FleetAuthError(
-                    code: .transportFailure,
-                    message:
-                        "The request to the token backend failed before an answer arrived; check connectivity and the host name.",
-                    scope: scope, url: request.url, underlyingError: error))
-        }
-        return Result { () throws(FleetAuthError) -> AuthToken in
-            try parser.token(from: response, for: scope, receivedAt: clock.now())
-        }
-    }
-
-    private struct TimeoutSignal: Error {}
-
-    /// Sends `request`, racing it against the injected clock so timeouts are testable.
-    private static func send(_ request: TransportRequest, over transport: any HTTPTransport, clock: any WallClock)
-        async throws -> TransportResponse
-    {
-        try await withThrowingTaskGroup(of: TransportResponse?.self) { group in
-            group.addTask { try await transport.send(request) }
-            group.addTask {
-                try await clock.sleep(for: request.timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else { throw TimeoutSignal() }
-            return response
-        }
-    }
-
-    private static func timedOut(_ scope: AuthorizationScope, _ request: TransportRequest, after seconds: TimeInterval)
-        -> FleetAuthError
-    {
-        FleetAuthError(
-            code: .timedOut,
-            message:
-                "The token backend did not answer within \(String(format: "%.1f", seconds)) s; check that it is up, or raise the endpoint timeout.",
-            scope: scope, url: request.url)
-    }
-
-    private static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
-        FleetAuthError(
-            code: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).",
-            scope: scope)
+        for waiter in idle { waiter.resume() }
     }
 
     // MARK: - Invalidation
@@ -400,8 +239,8 @@ public final class TokenEngine: Sendable {
                 if rejected.count > 4 { rejected.removeFirst() }
             }
             state.rejected[scope] = rejected
-            guard state.cache[scope]?.token.value == tokenValue else { return false }
-            state.cache[scope] = nil
+            guard state.cache.peek(scope)?.token.value == tokenValue else { return false }
+            state.cache.remove(scope)
             return true
         }
         emit(.invalidated(scope, fingerprint: AuthToken.fingerprint(of: tokenValue), dropped: dropped))
@@ -411,13 +250,13 @@ public final class TokenEngine: Sendable {
     /// Drops every token, cooldown and in-flight fetch (sign-out). Waiting callers get
     /// `signedOut`; a fetch that completes later is discarded.
     public func invalidateAll() {
-        let flights = state.withLock { state -> [Flight] in
+        let (flights, idle) = state.withLock { state in
             let flights = Array(state.flights.values)
             state.cache.removeAll()
             state.flights.removeAll()
             state.cooldowns.removeAll()
             state.rejected.removeAll()
-            return flights
+            return (flights, state.takeIdleWaitersIfIdle())
         }
         for flight in flights {
             flight.task?.cancel()
@@ -429,19 +268,38 @@ public final class TokenEngine: Sendable {
                     ))
             }
         }
+        for waiter in idle { waiter.resume() }
         emit(.invalidatedAll)
     }
 
-    /// The cached token for `scope`, whatever its freshness; `nil` if none. Does not fetch.
+    // MARK: - Inspection
+
+    /// The cached token for `scope`, whatever its freshness; `nil` if none. Never fetches
+    /// and never suspends.
     public func cachedToken(for scope: AuthorizationScope) -> AuthToken? {
-        state.withLock { $0.cache[scope]?.token }
+        state.withLock { $0.cache.peek(scope)?.token }
     }
 
-    /// How many fetches are in flight, background refreshes included.
-    public var activeFetchCount: Int { state.withLock { $0.flights.count } }
+    /// Counts of what the engine has done so far, and what it holds now.
+    public var statistics: Statistics {
+        state.withLock { state in
+            Statistics(
+                fetches: state.fetches, hits: state.hits, waits: state.waits, cachedScopes: state.cache.count,
+                activeFetches: state.flights.count)
+        }
+    }
 
-    /// How many scopes have a cached token.
-    public var cachedScopeCount: Int { state.withLock { $0.cache.count } }
+    /// Returns once no fetch is in flight, background refreshes included.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                if state.flights.isEmpty { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
 
     private func emit(_ event: @autoclosure () -> TokenEvent) {
         if let observer { observer(event()) }

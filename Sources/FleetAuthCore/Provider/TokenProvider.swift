@@ -6,9 +6,11 @@ import Foundation
 /// module `ConsumerTokenProvider` (trip contexts); each conforms to its side's protocol.
 /// It fetches tokens from the operator's backend, validates them, caches them per
 /// context and refreshes them ahead of expiry.
-public final class TokenProvider<Context: AuthorizationContext>: Sendable {
-    /// The engine doing the work.
-    public let engine: TokenEngine
+public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorization {
+    /// The engine doing the work. Our own modules and tests reach it; apps use the
+    /// provider's methods.
+    @usableFromInline
+    package let engine: TokenEngine
 
     /// Creates a provider from a full engine configuration.
     public init(configuration: TokenEngine.Configuration) throws(FleetAuthError) {
@@ -26,6 +28,9 @@ public final class TokenProvider<Context: AuthorizationContext>: Sendable {
                 endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry,
                 cacheCapacity: cacheCapacity, observer: observer))
     }
+
+    /// The configuration the provider was made with.
+    public var configuration: TokenEngine.Configuration { engine.configuration }
 
     /// Calls `completion` exactly once, asynchronously, with a token value or a
     /// ``FleetAuthError`` (`missingContext` for a `nil` context). It completes even if
@@ -61,6 +66,21 @@ public final class TokenProvider<Context: AuthorizationContext>: Sendable {
     /// Drops every token and in-flight fetch: call it on sign-out.
     public func invalidateAll() {
         engine.invalidateAll()
+    }
+
+    /// The cached token for the context, whatever its freshness; `nil` if none. Never
+    /// fetches and never suspends.
+    public func cachedToken(for authorizationContext: Context) -> AuthToken? {
+        engine.cachedToken(for: authorizationContext.scope)
+    }
+
+    /// Counts of what the provider has done so far, and what it holds now.
+    public var statistics: TokenEngine.Statistics { engine.statistics }
+
+    /// Returns once no fetch is in flight, background refreshes included: for tests,
+    /// simulations and orderly shutdown.
+    public func waitUntilIdle() async {
+        await engine.waitUntilIdle()
     }
 
     /// The token for `context`, or `missingContext` when there is none. Static, so the

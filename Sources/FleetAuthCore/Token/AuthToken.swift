@@ -50,6 +50,16 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
         storage = Storage(value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime)
     }
 
+    /// Wraps a value that FleetAuth did not fetch or validate itself (a custom provider's):
+    /// the expiry is the JWT's `exp` when the value is a JWT that has one, otherwise unknown
+    /// (`Date.distantFuture`); the lifetime is `exp − iat` when both are present, else 0.
+    public init(unvalidatedValue value: String, scope: AuthorizationScope, receivedAt: Date) {
+        let claims = try? JWTDecoder.decode(value)
+        let expiresAt = claims?.expiresAt ?? .distantFuture
+        let lifetime = claims?.issuedAt.map { expiresAt.timeIntervalSince($0) } ?? 0
+        self.init(value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime)
+    }
+
     /// Equal when every field is equal.
     public static func == (lhs: AuthToken, rhs: AuthToken) -> Bool {
         lhs.storage === rhs.storage

@@ -1,5 +1,3 @@
-@_exported public import FleetAuthCore
-
 /// What a driver app asks a token for: a vehicle, and for delivery fleets one of its
 /// tasks. The driver SDK fills it in at each location update.
 public struct DriverAuthorizationContext: AuthorizationContext, CustomStringConvertible {

@@ -30,7 +30,7 @@ public final class VehicleReporter: Sendable {
     public let fleetService: FleetServiceEndpoint
     /// The vehicle reported on.
     public let context: DriverAuthorizationContext
-    private let caller: AuthorizedCaller
+    private let caller: AuthorizedCaller<DriverAuthorizationContext>
     private let queue = OrderedQueue()
 
     /// Creates a reporter; throws a `caller` fault for empty or malformed IDs or an
@@ -45,9 +45,7 @@ public final class VehicleReporter: Sendable {
         self.fleetService = fleetService
         self.context = context
         self.caller = AuthorizedCaller(
-            context: context, authorization: authorization, transport: transport, clock: clock,
-            fetchToken: { try await authorization.fetchToken(with: context) },
-            invalidate: { token in authorization.invalidate(token, for: context) })
+            context: context, authorization: authorization, transport: transport, clock: clock)
     }
 
     /// Sends one location update, after every earlier one has finished.

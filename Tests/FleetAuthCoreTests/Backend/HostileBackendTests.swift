@@ -48,7 +48,7 @@ struct HostileBackendTests {
                 }
             }
         }
-        #expect(engine.cachedScopeCount == 0)
+        #expect(engine.statistics.cachedScopes == 0)
         #expect(engine.cachedToken(for: HostileAnswers.scope) == nil)
     }
 }

@@ -82,8 +82,8 @@ struct StressTests {
         }
         #expect(violations.withLock { $0 }.isEmpty, "\(violations.withLock { $0.prefix(5) })")
         #expect(owners.withLock { $0.count } >= 10)  // many tokens were handed out
-        #expect(engine.cachedScopeCount <= 16)
-        #expect(engine.activeFetchCount == 0)
+        #expect(engine.statistics.cachedScopes <= 16)
+        #expect(engine.statistics.activeFetches == 0)
     }
 
     /// Thousands of concurrent callers over many contexts with latency, while the clock
@@ -111,7 +111,7 @@ struct StressTests {
             }
         }
         #expect(try outcome.get() == 4000)
-        #expect(engine.activeFetchCount == 0)
+        #expect(engine.statistics.activeFetches == 0)
         #expect(backend.mintedCount < 4000 / 10)
     }
 }

@@ -94,7 +94,7 @@ struct TokenEngineFailureTests {
         }
         let error = await failure(of: h.startFetches(1, for: v42)[0])
         #expect(error?.code == .scopeMismatch)
-        #expect(h.engine.cachedScopeCount == 0)
+        #expect(h.engine.statistics.cachedScopes == 0)
     }
 
     @Test func allWaitersOfOneFetchGetTheSameError() async throws {
@@ -217,14 +217,14 @@ struct TokenEngineFailureTests {
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.engine.invalidateAll()
         for task in waiting { #expect((await failure(of: task))?.code == .signedOut) }
-        #expect(h.engine.cachedScopeCount == 0)
+        #expect(h.engine.statistics.cachedScopes == 0)
         // Nothing from before sign-out is cached later either.
         h.clock.advance(by: 0.2)
         let next = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         _ = try await next.value
-        #expect(h.engine.cachedScopeCount == 1)
+        #expect(h.engine.statistics.cachedScopes == 1)
     }
 
     @Test(arguments: ["", " v-1", "v-1\n", String(repeating: "x", count: 300)])

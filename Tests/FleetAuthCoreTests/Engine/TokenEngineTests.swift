@@ -76,7 +76,7 @@ struct TokenEngineTests {
         _ = try await h.engine.token(for: .vehicle("b"))
         _ = try await h.engine.token(for: .vehicle("a"))  // a is now more recent than b
         _ = try await h.engine.token(for: .vehicle("c"))  // evicts b
-        #expect(h.engine.cachedScopeCount == 2)
+        #expect(h.engine.statistics.cachedScopes == 2)
         #expect(h.engine.cachedToken(for: .vehicle("b")) == nil)
         #expect(h.engine.cachedToken(for: .vehicle("a")) != nil)
         #expect(h.events.descriptions.contains("evicted vehicle b"))
@@ -138,7 +138,7 @@ struct TokenEngineTests {
         for _ in 0..<calls {
             _ = try await h.engine.token(for: v42)
             h.clock.advance(by: 5)
-            _ = try await eventuallyIdle(h)
+            await h.engine.waitUntilIdle()
         }
         // Every call but the very first was answered from the cache without waiting.
         let served = h.events.count {
@@ -151,11 +151,4 @@ struct TokenEngineTests {
         // One fetch at start, then one per 50 minutes (refresh 10 minutes before expiry).
         #expect(h.transport.requestCount <= 4 * 3600 / 3000 + 1)
     }
-}
-
-/// Waits until no fetch of the harness is in flight (a refresh slot is claimed before
-/// the stale token is returned, so this cannot miss one that has not started yet).
-@discardableResult
-func eventuallyIdle(_ h: EngineHarness) async throws -> Bool {
-    try await eventually { h.engine.activeFetchCount == 0 ? true : nil }
 }

@@ -143,7 +143,7 @@ struct DriverTokenProviderTests {
             AuthToken.fingerprint(of: try await fixture.provider.fetchToken(with: context))
                 == AuthToken.fingerprint(of: second))
         fixture.provider.invalidateAll()
-        #expect(fixture.provider.engine.cachedScopeCount == 0)
+        #expect(fixture.provider.statistics.cachedScopes == 0)
     }
 
     @Test func tasksOfOneVehicleHaveSeparateTokens() async throws {

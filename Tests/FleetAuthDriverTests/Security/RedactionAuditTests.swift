@@ -62,7 +62,7 @@ struct RedactionAuditTests {
             let context = DriverAuthorizationContext(vehicleID: "v-\(step % 4)")
             capture.add(try await provider.token(for: context))
             clock.advance(by: 300)
-            _ = await clock.runToCompletion { while provider.engine.activeFetchCount > 0 { await Task.yield() } }
+            _ = await clock.runToCompletion { await provider.waitUntilIdle() }
         }
         // Updates: accepted, revoked and retried, then failing in every way.
         let reporter = try VehicleReporter(

@@ -16,11 +16,11 @@ final class SeedSampleProvider: Sendable {
         let vehicleID: String
     }
 
-    private let slot = LockedState<CachedToken?>(nil)
+    private let slot = Locked<CachedToken?>(nil)
     private let transport: any HTTPTransport
     private let url: URL
     private let clock: any WallClock
-    private let requests = LockedState(0)
+    private let requests = Locked(0)
 
     init(url: URL, transport: any HTTPTransport, clock: any WallClock) {
         self.url = url

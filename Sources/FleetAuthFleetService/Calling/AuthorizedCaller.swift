@@ -1,4 +1,5 @@
-package import Foundation
+package import FleetAuthCore
+import Foundation
 
 /// Sends one fleet-service request with a bearer token, the way both the vehicle reporter
 /// and the trip monitor need it:
@@ -7,18 +8,7 @@ package import Foundation
 /// - on 401 or 403 exactly that token is invalidated and the request is sent once more
 ///   with a fresh token;
 /// - failures become ``FleetServiceError`` values naming the fault.
-package struct AuthorizedCaller: Sendable {
-    /// A token, with the device-clock expiry when the provider knows it.
-    package struct IssuedToken: Sendable {
-        package let value: String
-        package let expiresAt: Date?
-
-        package init(value: String, expiresAt: Date?) {
-            self.value = value
-            self.expiresAt = expiresAt
-        }
-    }
-
+package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// An accepted call: the 2xx response, the token that carried it, and whether a
     /// rejected token made it take a second request.
     package struct Delivery: Sendable {
@@ -27,41 +17,22 @@ package struct AuthorizedCaller: Sendable {
         package let attempts: Int
     }
 
-    package let scope: AuthorizationScope
+    package let context: Context
+    package let authorization: any TokenAuthorization<Context>
     package let transport: any HTTPTransport
     package let clock: any WallClock
-    package let fetchToken: @Sendable () async throws -> IssuedToken
-    package let invalidate: @Sendable (String) -> Void
 
-    package init(
-        scope: AuthorizationScope, transport: any HTTPTransport, clock: any WallClock,
-        fetchToken: @escaping @Sendable () async throws -> IssuedToken,
-        invalidate: @escaping @Sendable (String) -> Void
+    /// Creates a caller for `context` that fetches its tokens through `authorization`.
+    package init<Authorization: TokenAuthorization<Context>>(
+        context: Context, authorization: Authorization, transport: any HTTPTransport, clock: any WallClock
     ) {
-        self.scope = scope
+        self.context = context
+        self.authorization = authorization
         self.transport = transport
         self.clock = clock
-        self.fetchToken = fetchToken
-        self.invalidate = invalidate
     }
 
-    /// Creates a caller for `context` that fetches tokens through `authorization`; when it
-    /// is FleetAuth's own ``TokenProvider``, its skew-corrected expiry is used.
-    package init<Context: AuthorizationContext>(
-        context: Context, authorization: any Sendable, transport: any HTTPTransport, clock: any WallClock,
-        fetchToken: @escaping @Sendable () async throws -> String, invalidate: @escaping @Sendable (String) -> Void
-    ) {
-        self.init(
-            scope: context.scope, transport: transport, clock: clock,
-            fetchToken: {
-                if let provider = authorization as? TokenProvider<Context> {
-                    let token = try await provider.token(for: context)
-                    return IssuedToken(value: token.value, expiresAt: token.expiresAt)
-                }
-                return IssuedToken(value: try await fetchToken(), expiresAt: nil)
-            },
-            invalidate: invalidate)
-    }
+    private var scope: AuthorizationScope { context.scope }
 
     /// Sends `request` with a bearer token and returns the 2xx response.
     package func send(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
@@ -70,16 +41,16 @@ package struct AuthorizedCaller: Sendable {
         var attempts = 1
         if response.status == 401 || response.status == 403 {
             attempts = 2
-            invalidate(token.value)
+            authorization.invalidate(token.value, for: context)
             token = try await usableToken()
             response = try await send(request, with: token)
             if response.status == 401 || response.status == 403 {
-                invalidate(token.value)
+                authorization.invalidate(token.value, for: context)
                 throw FleetServiceError(
                     fault: .token,
                     message:
                         "The fleet service refused a freshly fetched token too (HTTP \(response.status)); check that the backend mints tokens for this provider, audience and \(scope.kind).",
-                    scope: scope, status: response.status, tokenFingerprint: AuthToken.fingerprint(of: token.value))
+                    scope: scope, status: response.status, tokenFingerprint: token.fingerprint)
             }
         }
         guard (200...299).contains(response.status) else {
@@ -87,25 +58,24 @@ package struct AuthorizedCaller: Sendable {
                 fault: .service,
                 message:
                     "The fleet service answered HTTP \(response.status)\((500...599).contains(response.status) ? "; try again later" : "; check the request").",
-                scope: scope, status: response.status, tokenFingerprint: AuthToken.fingerprint(of: token.value))
+                scope: scope, status: response.status, tokenFingerprint: token.fingerprint)
         }
-        return Delivery(
-            response: response, tokenFingerprint: AuthToken.fingerprint(of: token.value), attempts: attempts)
+        return Delivery(response: response, tokenFingerprint: token.fingerprint, attempts: attempts)
     }
 
     /// A token that has not expired by what the caller can tell; an expired one is
     /// invalidated and replaced once.
-    private func usableToken() async throws(FleetServiceError) -> IssuedToken {
+    private func usableToken() async throws(FleetServiceError) -> AuthToken {
         var token = try await fetch()
         if isExpired(token) {
-            invalidate(token.value)
+            authorization.invalidate(token.value, for: context)
             token = try await fetch()
             if isExpired(token) {
                 throw FleetServiceError(
                     fault: .token,
                     message:
                         "The provider returned an expired token twice; nothing was sent. Check the provider's cache and the backend's clock.",
-                    scope: scope, tokenFingerprint: AuthToken.fingerprint(of: token.value),
+                    scope: scope, tokenFingerprint: token.fingerprint,
                     underlyingError: FleetAuthError(
                         code: .tokenExpired, message: "The token has expired.", scope: scope))
             }
@@ -113,9 +83,9 @@ package struct AuthorizedCaller: Sendable {
         return token
     }
 
-    private func fetch() async throws(FleetServiceError) -> IssuedToken {
+    private func fetch() async throws(FleetServiceError) -> AuthToken {
         do {
-            return try await fetchToken()
+            return try await authorization.token(for: context)
         } catch {
             throw FleetServiceError(
                 fault: .token, message: "No token could be fetched for \(scope): \(Self.summary(of: error))",
@@ -124,15 +94,12 @@ package struct AuthorizedCaller: Sendable {
         }
     }
 
-    /// Expired by the device-clock expiry when known, else by the JWT's `exp`.
-    private func isExpired(_ token: IssuedToken) -> Bool {
-        let now = clock.now()
-        if let expiresAt = token.expiresAt { return expiresAt <= now }
-        guard let exp = try? JWTDecoder.decode(token.value).expiresAt else { return false }
-        return exp <= now
+    /// Expired by the token's expiry on this caller's clock (unknown expiries never are).
+    private func isExpired(_ token: AuthToken) -> Bool {
+        token.expiresAt <= clock.now()
     }
 
-    private func send(_ request: TransportRequest, with token: IssuedToken) async throws(FleetServiceError)
+    private func send(_ request: TransportRequest, with token: AuthToken) async throws(FleetServiceError)
         -> TransportResponse
     {
         var request = request
@@ -144,7 +111,7 @@ package struct AuthorizedCaller: Sendable {
                 fault: .network,
                 message:
                     "The request to the fleet service got no answer: \(Self.summary(of: error)). Check connectivity; the update can be retried.",
-                scope: scope, tokenFingerprint: AuthToken.fingerprint(of: token.value), underlyingError: error)
+                scope: scope, tokenFingerprint: token.fingerprint, underlyingError: error)
         }
     }
 

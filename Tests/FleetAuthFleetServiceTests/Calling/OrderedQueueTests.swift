@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthFleetService
 import Testing
 
 @Suite("Ordered queue")

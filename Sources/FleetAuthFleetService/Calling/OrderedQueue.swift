@@ -1,3 +1,5 @@
+import FleetAuthCore
+
 /// Runs async operations one at a time, in the order they were submitted.
 ///
 /// An actor does not do this: it is reentrant at every `await`, so a second update could

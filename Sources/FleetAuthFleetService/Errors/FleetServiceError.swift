@@ -1,3 +1,5 @@
+public import FleetAuthCore
+
 /// Why a call to the fleet service (a vehicle update, a trip fetch) failed, and whose
 /// fault it was: the token, the network, the service, or the caller's input.
 ///

@@ -1,3 +1,4 @@
+import FleetAuthCore
 public import Foundation
 
 /// Where the fleet service lives and which provider (the operator's cloud project) the

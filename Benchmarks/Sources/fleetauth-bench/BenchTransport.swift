@@ -9,7 +9,7 @@ final class BenchTransport: HTTPTransport {
     private let clock: any WallClock
     private let latency: TimeInterval
     private let lifetime: TimeInterval
-    private let counter = LockedState(0)
+    private let counter = Locked(0)
 
     init(clock: any WallClock, latency: TimeInterval, lifetime: TimeInterval = 3600) {
         self.clock = clock

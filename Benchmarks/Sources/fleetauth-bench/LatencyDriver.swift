@@ -6,7 +6,7 @@ import Foundation
 /// moves the manual clock to any sleep deadline less than a second away (backend latency),
 /// so the simulation loop itself can call the SDK inline at full speed.
 final class LatencyDriver: Sendable {
-    private let running = LockedState(true)
+    private let running = Locked(true)
     private let task: Task<Void, Never>
 
     init(clock: ManualWallClock) {

@@ -34,7 +34,8 @@ enum Benchmarks {
         }
         if CommandLine.arguments.contains("--breakdown") {
             let scope = context.scope
-            let engine = provider.engine
+            let engine = try TokenEngine(configuration: provider.configuration)
+            _ = try await engine.token(for: scope)
             let direct = try await Measure.medianNanoseconds(iterations: 200_000) {
                 sink.value &+= try await engine.token(for: scope).lifetime > 0 ? 1 : 0
             }
@@ -148,7 +149,7 @@ enum Benchmarks {
         do {
             let clock = ManualWallClock()
             let transport = BenchTransport(clock: clock, latency: 0.2)
-            let served = LockedState(0)
+            let served = Locked(0)
             let provider = try DriverTokenProvider(
                 endpoint: endpoint, transport: transport, clock: clock,
                 observer: { event in
@@ -168,7 +169,7 @@ enum Benchmarks {
                 }
                 // The backend answers within its latency: a background refresh started in
                 // this step gets its answer before the next step's time.
-                while provider.engine.activeFetchCount > 0 { await Task.yield() }
+                await provider.waitUntilIdle()
             }
             driver.stop()
             result.fleetAuthRequests = transport.requestCount

@@ -1,0 +1,146 @@
+package import Foundation
+
+/// Fetches one token from the backend: builds the request, sends it raced against a
+/// timeout on the injected clock, validates the answer, and retries transient failures
+/// with backoff within the retry policy's deadline.
+///
+/// It holds no cache and no shared state; ``TokenEngine`` decides when to fetch, makes
+/// every concurrent caller share one fetch, and keeps the cooldown after a failure.
+package struct TokenFetcher: Sendable {
+    package let endpoint: TokenEndpoint
+    package let transport: any HTTPTransport
+    package let clock: any WallClock
+    package let retry: RetryPolicy
+    package let parser: TokenResponseParser
+    /// Receives the fetch events.
+    package let emit: @Sendable (TokenEvent) -> Void
+    /// Draws the jitter of each backoff, in `0...1`.
+    package let randomUnit: @Sendable () -> Double
+
+    package init(
+        endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock, refresh: RefreshPolicy,
+        retry: RetryPolicy, emit: @escaping @Sendable (TokenEvent) -> Void,
+        randomUnit: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
+        self.endpoint = endpoint
+        self.transport = transport
+        self.clock = clock
+        self.retry = retry
+        self.parser = TokenResponseParser(
+            format: endpoint.format, policy: refresh, maximumResponseBytes: endpoint.maximumResponseBytes)
+        self.emit = emit
+        self.randomUnit = randomUnit
+    }
+
+    /// A validated token for `scope`, or the error of the last attempt.
+    package func fetch(_ scope: AuthorizationScope) async -> Result<AuthToken, FleetAuthError> {
+        let start = clock.now()
+        let deadline = start.addingTimeInterval(retry.deadline)
+        var attempt = 1
+        while true {
+            let attemptStart = clock.now()
+            emit(.fetchStarted(scope, attempt: attempt))
+            let result = await attemptOnce(scope, deadline: deadline)
+            let finished = clock.now()
+            switch result {
+            case .success(let token):
+                emit(
+                    .fetchSucceeded(
+                        scope, fingerprint: token.fingerprint, duration: finished.timeIntervalSince(start),
+                        expiresIn: token.remainingLifetime(at: finished)))
+                return .success(token)
+            case .failure(let error):
+                let wait = retryDelay(after: error, attempt: attempt, finished: finished, deadline: deadline)
+                emit(
+                    .fetchFailed(scope, error: error, duration: finished.timeIntervalSince(attemptStart), retryIn: wait)
+                )
+                guard let wait else { return .failure(error) }
+                do {
+                    try await clock.sleep(for: wait)
+                } catch {
+                    return .failure(Self.cancelled(scope))
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// The wait before the next attempt, or `nil` when there is none: the failure is
+    /// permanent, the attempts are used up, the task was cancelled, or the wait would end
+    /// past the deadline.
+    private func retryDelay(after error: FleetAuthError, attempt: Int, finished: Date, deadline: Date)
+        -> TimeInterval?
+    {
+        guard error.isTransient, attempt < retry.maximumAttempts, !Task.isCancelled else { return nil }
+        let delay = max(retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
+        return finished.addingTimeInterval(delay) < deadline ? delay : nil
+    }
+
+    /// One request, bounded by the endpoint's timeout and what is left of the deadline.
+    package func attemptOnce(_ scope: AuthorizationScope, deadline: Date) async -> Result<AuthToken, FleetAuthError> {
+        let request: TransportRequest
+        do {
+            request = try await endpoint.request(for: scope)
+        } catch {
+            return .failure(error)
+        }
+        let timeout = min(endpoint.timeout, deadline.timeIntervalSince(clock.now()))
+        guard timeout > 0 else { return .failure(Self.timedOut(scope, request, after: 0)) }
+        var bounded = request
+        bounded.timeout = timeout
+        let response: TransportResponse
+        do {
+            response = try await send(bounded)
+        } catch let error as FleetAuthError {
+            return .failure(error.adding(scope: scope, url: request.url))
+        } catch is TimeoutSignal {
+            return .failure(Self.timedOut(scope, request, after: timeout))
+        } catch is CancellationError where Task.isCancelled {
+            return .failure(Self.cancelled(scope))
+        } catch {
+            return .failure(
+                FleetAuthError(
+                    code: .transportFailure,
+                    message:
+                        "The request to the token backend failed before an answer arrived; check connectivity and the host name.",
+                    scope: scope, url: request.url, underlyingError: error))
+        }
+        return Result { () throws(FleetAuthError) -> AuthToken in
+            try parser.token(from: response, for: scope, receivedAt: clock.now())
+        }
+    }
+
+    private struct TimeoutSignal: Error {}
+
+    /// Sends `request`, racing it against the injected clock so timeouts are testable.
+    private func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await withThrowingTaskGroup(of: TransportResponse?.self) { [transport, clock] group in
+            group.addTask { try await transport.send(request) }
+            group.addTask {
+                try await clock.sleep(for: request.timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let response = first else { throw TimeoutSignal() }
+            return response
+        }
+    }
+
+    private static func timedOut(_ scope: AuthorizationScope, _ request: TransportRequest, after seconds: TimeInterval)
+        -> FleetAuthError
+    {
+        FleetAuthError(
+            code: .timedOut,
+            message:
+                "The token backend did not answer within \(String(format: "%.1f", seconds)) s; check that it is up, or raise the endpoint timeout.",
+            scope: scope, url: request.url)
+    }
+
+    /// The error for a fetch whose task was cancelled: only ``TokenEngine/invalidateAll()``
+    /// cancels one.
+    package static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
+        FleetAuthError(
+            code: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).",
+            scope: scope)
+    }
+}

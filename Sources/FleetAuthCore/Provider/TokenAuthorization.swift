@@ -1,0 +1,75 @@
+import Foundation
+
+/// Supplies tokens for one kind of context: the contract that the driver module's
+/// `DriverAuthorization` and the consumer module's `ConsumerAuthorization` refine.
+///
+/// The contract: `fetchToken(with:completion:)` may be called from any thread; the
+/// completion is called exactly once, asynchronously, from any thread; a token handed out
+/// has at least 5 minutes of life left; a token is reused until its lifetime nears its end.
+///
+/// A provider written against the platform's completion-handler shape implements only
+/// ``fetchToken(with:completion:)``; the async methods and ``invalidate(_:for:)`` come
+/// with the protocol. ``TokenProvider`` implements every requirement itself.
+///
+/// ```swift
+/// struct DepotContext: AuthorizationContext {
+///     var depotID: String
+///     var scope: AuthorizationScope { .vehicle(depotID) }
+/// }
+///
+/// final class FixedDepotAuthorization: TokenAuthorization {
+///     let token: String
+///     init(token: String) { self.token = token }
+///
+///     func fetchToken(with authorizationContext: DepotContext?, completion: @escaping AuthTokenFetchCompletionHandler) {
+///         let token = self.token
+///         Task { completion(token, nil) }
+///     }
+/// }
+/// ```
+public protocol TokenAuthorization<Context>: Sendable {
+    /// What a token is asked for: a vehicle context or a trip context.
+    associatedtype Context: AuthorizationContext
+
+    /// Fetches a token for the context and passes it, or an error, to `completion`.
+    func fetchToken(with authorizationContext: Context?, completion: @escaping AuthTokenFetchCompletionHandler)
+
+    /// Fetches a token value for the context.
+    func fetchToken(with authorizationContext: Context?) async throws -> String
+
+    /// The token for `authorizationContext` with its expiry, redacted in every
+    /// description: the form to pass around inside an app.
+    ///
+    /// The default implementation fetches through ``fetchToken(with:completion:)`` and reads
+    /// the expiry from the token's own `exp` claim when it is a JWT (no expiry otherwise).
+    func token(for authorizationContext: Context) async throws -> AuthToken
+
+    /// Drops `token` because the fleet service rejected it (401/403), so the next fetch
+    /// returns another.
+    /// - Returns: whether a cached token was dropped. Providers without a cache need not
+    ///   implement it; the default does nothing and returns `false`.
+    @discardableResult
+    func invalidate(_ token: String, for authorizationContext: Context) -> Bool
+}
+
+extension TokenAuthorization {
+    /// Bridges the completion method: the first completion wins, and one with neither a
+    /// token nor an error throws `emptyProviderResponse`.
+    public func fetchToken(with authorizationContext: Context?) async throws -> String {
+        try await ProviderBridge.await { completion in
+            fetchToken(with: authorizationContext, completion: completion)
+        }
+    }
+
+    /// Fetches the value through ``fetchToken(with:)`` and wraps it; the expiry is the
+    /// JWT's `exp` when the value is a JWT that has one, otherwise unknown
+    /// (`Date.distantFuture`).
+    public func token(for authorizationContext: Context) async throws -> AuthToken {
+        let value = try await fetchToken(with: authorizationContext)
+        return AuthToken(unvalidatedValue: value, scope: authorizationContext.scope, receivedAt: Date())
+    }
+
+    /// Does nothing and returns `false`: a provider without a cache has nothing to drop.
+    @discardableResult
+    public func invalidate(_ token: String, for authorizationContext: Context) -> Bool { false }
+}
