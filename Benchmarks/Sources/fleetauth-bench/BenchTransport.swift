@@ -37,6 +37,15 @@ final class BenchTransport: HTTPTransport {
                 "authorization": ["vehicleid": vehicleID],
             ])
         let body = try JSONSerialization.data(withJSONObject: ["token": token, "expiration": now + lifetime])
-        return TransportResponse(status: 200, headers: ["Date": HTTPDate.format(clock.now())], body: body)
+        return TransportResponse(status: 200, headers: ["Date": Self.httpDate(clock.now())], body: body)
+    }
+
+    /// `Date` header text; made per request, which only the backend's replies pay for.
+    private static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
     }
 }

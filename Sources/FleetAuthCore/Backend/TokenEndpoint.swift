@@ -78,7 +78,7 @@ public struct TokenEndpoint: Sendable {
 
     /// The request for `scope`, without the extra headers; throws `invalidConfiguration`
     /// or `insecureEndpoint` when the URL cannot be used.
-    public func baseRequest(for scope: AuthorizationScope) throws(FleetAuthError) -> TransportRequest {
+    package func baseRequest(for scope: AuthorizationScope) throws(FleetAuthError) -> TransportRequest {
         let url = try resolvedURL(for: scope)
         var request = TransportRequest(method: method, url: url, timeout: timeout)
         request.headers["Accept"] = "application/json, application/jwt, text/plain"
@@ -165,7 +165,7 @@ public struct TokenEndpoint: Sendable {
     }
 
     /// Whether `host` is a loopback name or address: `localhost`, `127.0.0.0/8`, `::1`.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" { return true }
         let octets = host.split(separator: ".")

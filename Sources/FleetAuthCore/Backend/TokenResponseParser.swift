@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Turns a backend response into a validated ``AuthToken``, or a ``FleetAuthError`` that
 /// names the problem. It is a pure function of its inputs, so every rule is testable.
@@ -8,16 +8,16 @@ public import Foundation
 /// `exp`; a lifetime within the policy; an `authorization` claim that covers the scope.
 /// The device's expiry is the receipt time plus the life the token had left by the
 /// server's clock (its `Date` header, else `iat`), so device clock skew does not matter.
-public struct TokenResponseParser: Sendable {
+package struct TokenResponseParser: Sendable {
     /// The format to read.
-    public var format: TokenResponseFormat
+    package var format: TokenResponseFormat
     /// The lifetime rules.
-    public var policy: RefreshPolicy
+    package var policy: RefreshPolicy
     /// The largest body accepted, in bytes.
-    public var maximumResponseBytes: Int
+    package var maximumResponseBytes: Int
 
     /// Creates a parser.
-    public init(
+    package init(
         format: TokenResponseFormat, policy: RefreshPolicy = RefreshPolicy(), maximumResponseBytes: Int = 64 * 1024
     ) {
         self.format = format
@@ -27,7 +27,7 @@ public struct TokenResponseParser: Sendable {
 
     /// Parses and validates `response`, received at `receivedAt` by the device clock,
     /// as a token for `scope`.
-    public func token(
+    package func token(
         from response: TransportResponse, for scope: AuthorizationScope, receivedAt: Date
     ) throws(FleetAuthError) -> AuthToken {
         do {

@@ -1,11 +1,11 @@
-public import FleetAuthCore
+package import FleetAuthCore
 import Foundation
 
 /// The `fleetauth` command line: parses arguments, runs the endpoint check, prints the
 /// report and returns the exit status (0 ok, 1 a check failed, 2 usage error).
-public enum FleetAuthCommand {
+package enum FleetAuthCommand {
     /// The usage text.
-    public static let usage = """
+    package static let usage = """
         usage: fleetauth check-endpoint --url URL (--vehicle-id ID [--task-id ID] | --trip-id ID)
                                         [--header 'Name: value']... [--format PRESET] [--post]
                                         [--allow-wildcard] [--timeout SECONDS] [--json]
@@ -21,14 +21,14 @@ public enum FleetAuthCommand {
         """
 
     /// A command line that cannot be run.
-    public struct UsageError: Error, Equatable {
+    package struct UsageError: Error, Equatable {
         /// What is wrong.
-        public let message: String
+        package let message: String
     }
 
     /// Runs the command with `arguments` (without the program name), writing the report to
     /// `output` and problems to `errorOutput`; `transport` makes the request.
-    public static func run(
+    package static func run(
         _ arguments: [String], transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
         output: (String) -> Void, errorOutput: (String) -> Void
     ) async -> Int32 {
@@ -49,7 +49,7 @@ public enum FleetAuthCommand {
     }
 
     /// Parses `check-endpoint` arguments.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> (options: EndpointChecker.Options, json: Bool)
+    package static func parse(_ arguments: [String]) throws(UsageError) -> (options: EndpointChecker.Options, json: Bool)
     {
         guard arguments.first == "check-endpoint" else {
             throw UsageError(message: "unknown command \(arguments.first ?? ""); the command is check-endpoint")

@@ -1,6 +1,8 @@
 /// How the `check-token-endpoint` command plugin turns its arguments into `fleetauth`'s.
 /// The plugin compiles this same file (a link in `Plugins/CheckTokenEndpoint`), so the
-/// tests of this module check what the plugin does.
+/// tests of this module check what the plugin does. It stays `public` (unlike the rest of
+/// this module, which is `package`) because a plugin is compiled without a package name;
+/// the module is no product, so nothing outside this package can see it.
 public enum PluginArguments {
     /// `check-endpoint` followed by the plugin's arguments, unless they already start with
     /// it. A leading `--` (some shells and tools add one) is dropped.

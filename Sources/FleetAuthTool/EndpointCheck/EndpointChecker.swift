@@ -1,5 +1,5 @@
-public import FleetAuthCore
-public import Foundation
+package import FleetAuthCore
+package import Foundation
 
 /// Checks a token backend the way the SDK will use it, and explains every problem.
 ///
@@ -7,26 +7,26 @@ public import Foundation
 /// transport (the SDK's `URLSessionTransport` from the command line), reads the answer
 /// with the SDK's response formats, and then judges each part on its own so that one run
 /// reports every problem, not just the first.
-public struct EndpointChecker: Sendable {
+package struct EndpointChecker: Sendable {
     /// What to check.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The endpoint URL (`{id}` placeholders allowed).
-        public var url: String
+        package var url: String
         /// The vehicle or trip to ask a token for.
-        public var scope: AuthorizationScope
+        package var scope: AuthorizationScope
         /// Extra request headers, such as the app's credential. Values are never printed.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The response format; `nil` tries every preset.
-        public var format: TokenResponseFormat?
+        package var format: TokenResponseFormat?
         /// Accept a wildcard `authorization` claim with a warning instead of a failure.
-        public var allowWildcard: Bool
+        package var allowWildcard: Bool
         /// `POST` instead of `GET`.
-        public var method: TransportRequest.Method
+        package var method: TransportRequest.Method
         /// Seconds the request may take.
-        public var timeout: TimeInterval
+        package var timeout: TimeInterval
 
         /// Creates options.
-        public init(
+        package init(
             url: String, scope: AuthorizationScope, headers: [String: String] = [:], format: TokenResponseFormat? = nil,
             allowWildcard: Bool = false, method: TransportRequest.Method = .get, timeout: TimeInterval = 15
         ) {
@@ -47,19 +47,19 @@ public struct EndpointChecker: Sendable {
     static let bodyCap = 64 * 1024
 
     /// What to check.
-    public let options: Options
+    package let options: Options
     private let transport: any HTTPTransport
     private let clock: any WallClock
 
     /// Creates a checker that sends through `transport` and compares times with `clock`.
-    public init(options: Options, transport: any HTTPTransport, clock: any WallClock = SystemWallClock()) {
+    package init(options: Options, transport: any HTTPTransport, clock: any WallClock = SystemWallClock()) {
         self.options = options
         self.transport = transport
         self.clock = clock
     }
 
     /// Runs every check that applies and returns the report.
-    public func run() async -> EndpointReport {
+    package func run() async -> EndpointReport {
         var findings: [Finding] = []
         let token = await check(into: &findings)
         return EndpointReport(

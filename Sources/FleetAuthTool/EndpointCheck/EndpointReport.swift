@@ -1,26 +1,26 @@
-public import FleetAuthCore
+package import FleetAuthCore
 import Foundation
 
 /// The outcome of checking a token endpoint: every finding, the token's fingerprint if
 /// one arrived, and renderings for people and machines.
-public struct EndpointReport: Sendable {
+package struct EndpointReport: Sendable {
     /// The URL checked (without its query).
-    public let url: String
+    package let url: String
     /// The vehicle or trip the token was asked for.
-    public let scope: AuthorizationScope
+    package let scope: AuthorizationScope
     /// The findings, in the order they were made.
-    public let findings: [Finding]
+    package let findings: [Finding]
     /// The token's fingerprint, if a token arrived.
-    public let tokenFingerprint: String?
+    package let tokenFingerprint: String?
 
     /// The worst verdict among the findings.
-    public var verdict: Finding.Verdict { findings.map(\.verdict).max() ?? .ok }
+    package var verdict: Finding.Verdict { findings.map(\.verdict).max() ?? .ok }
 
     /// 0 when nothing failed, 1 when something did.
-    public var exitCode: Int32 { verdict == .failure ? 1 : 0 }
+    package var exitCode: Int32 { verdict == .failure ? 1 : 0 }
 
     /// The report as aligned lines, each finding with its fix.
-    public var text: String {
+    package var text: String {
         var lines = ["fleetauth check-endpoint \(url) (\(scope))"]
         for finding in findings {
             let verdict = finding.verdict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
@@ -39,7 +39,7 @@ public struct EndpointReport: Sendable {
     }
 
     /// The report as one JSON object.
-    public var json: String {
+    package var json: String {
         let object: [String: Any] = [
             "url": url, "scope": scope.description, "verdict": verdict.rawValue,
             "tokenFingerprint": tokenFingerprint ?? NSNull(),

@@ -1,8 +1,8 @@
 /// One line of an endpoint check: what was looked at, the verdict, what was seen and,
 /// when it is not ok, what to fix. Never holds a token value.
-public struct Finding: Sendable, Equatable {
+package struct Finding: Sendable, Equatable {
     /// How a check came out.
-    public enum Verdict: String, Sendable, Comparable {
+    package enum Verdict: String, Sendable, Comparable {
         /// As the SDK needs it.
         case ok
         /// Works, but is risky or unusual.
@@ -19,20 +19,20 @@ public struct Finding: Sendable, Equatable {
         }
 
         /// `ok` < `warning` < `failure`.
-        public static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
+        package static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
     }
 
     /// The check's stable name, such as `lifetime` or `authorization`.
-    public let check: String
+    package let check: String
     /// The verdict.
-    public let verdict: Verdict
+    package let verdict: Verdict
     /// What was seen.
-    public let seen: String
+    package let seen: String
     /// What to change; empty when the verdict is ok.
-    public let fix: String
+    package let fix: String
 
     /// Creates a finding.
-    public init(_ check: String, _ verdict: Verdict, _ seen: String, fix: String = "") {
+    package init(_ check: String, _ verdict: Verdict, _ seen: String, fix: String = "") {
         self.check = check
         self.verdict = verdict
         self.seen = seen
