@@ -112,7 +112,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// URLSession's own ways of saying "cancelled" and "timed out", in the terms every
     /// transport uses: `CancellationError` and a `timedOut` ``FleetAuthError``.
-    private static func translate(_ error: any Error, for request: TransportRequest) -> any Error {
+    package static func translate(_ error: any Error, for request: TransportRequest) -> any Error {
         switch (error as? URLError)?.code {
         case .cancelled?: return CancellationError()
         case .timedOut?:

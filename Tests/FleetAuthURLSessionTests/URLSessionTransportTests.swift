@@ -40,6 +40,17 @@ struct URLSessionTransportTests {
         }
     }
 
+    @Test func urlSessionsOwnTimeoutAndCancellationAreTranslated() throws {
+        // The engine knows no URLError: the transport speaks in FleetAuth's terms.
+        let request = TransportRequest(url: URL(string: server.url("/conformance/hang"))!)
+        let timedOut = URLSessionTransport.translate(URLError(.timedOut), for: request)
+        #expect((timedOut as? FleetAuthError)?.code == .timedOut)
+        #expect((timedOut as? FleetAuthError)?.url == request.url)
+        #expect(URLSessionTransport.translate(URLError(.cancelled), for: request) is CancellationError)
+        let refused = URLSessionTransport.translate(URLError(.cannotConnectToHost), for: request)
+        #expect((refused as? URLError)?.code == .cannotConnectToHost)
+    }
+
     @Test func connectionRefusedIsATransportFailure() async throws {
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: "http://127.0.0.1:1/token"), transport: URLSessionTransport(), retry: .none)

@@ -152,3 +152,49 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount <= 4 * 3600 / 3000 + 1)
     }
 }
+
+@Suite("Token engine: statistics and idleness")
+struct TokenEngineStatisticsTests {
+    let v42 = AuthorizationScope.vehicle("v-42")
+
+    @Test func statisticsCountFetchesHitsAndWaits() async throws {
+        let h = try EngineHarness(latency: 0.2)
+        let callers = h.startFetches(10, for: v42)
+        await h.clock.waitForSleepers(count: 1, within: 1)
+        #expect(h.engine.statistics.activeFetches == 1)
+        h.clock.advance(by: 0.2)
+        for caller in callers { _ = try await caller.value }
+        for _ in 0..<5 { _ = try await h.engine.token(for: v42) }
+        let statistics = h.engine.statistics
+        #expect(statistics.fetches == 1)
+        #expect(statistics.waits == 10)
+        #expect(statistics.hits == 5)
+        #expect(statistics.cachedScopes == 1)
+        #expect(statistics.activeFetches == 0)
+        #expect(statistics.description == "fetches 1, hits 5, waits 10, cached 1, in flight 0")
+    }
+
+    @Test func waitUntilIdleReturnsWhenTheLastFetchEnds() async throws {
+        let h = try EngineHarness(latency: 0.2)
+        await h.engine.waitUntilIdle()  // idle from the start
+        let caller = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        await h.clock.waitForSleepers(count: 1, within: 1)
+        let idle = Task { [engine = h.engine] in
+            await engine.waitUntilIdle()
+            return engine.statistics.activeFetches
+        }
+        h.clock.advance(by: 0.2)
+        #expect(await idle.value == 0)
+        _ = try await caller.value
+    }
+
+    @Test func waitUntilIdleAlsoReturnsOnSignOut() async throws {
+        let h = try EngineHarness(latency: 60)
+        let caller = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        await h.clock.waitForSleepers(count: 1, within: 60)
+        let idle = Task { [engine = h.engine] in await engine.waitUntilIdle() }
+        h.engine.invalidateAll()
+        await idle.value
+        await #expect(throws: FleetAuthError.self) { try await caller.value }
+    }
+}

@@ -1,0 +1,79 @@
+import FleetAuthCore
+import Foundation
+import Testing
+
+@Suite("Token cache: entries and CLOCK eviction")
+struct TokenCacheTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func entry(_ id: String, lifetime: TimeInterval = 3600) -> TokenCache.Entry {
+        let token = AuthToken(
+            value: "token-\(id)", scope: .vehicle(id), receivedAt: now, expiresAt: now.addingTimeInterval(lifetime),
+            lifetime: lifetime)
+        return TokenCache.Entry(token: token, policy: RefreshPolicy())
+    }
+
+    @Test func storesPeeksAndReplacesWithoutEvicting() {
+        var cache = TokenCache(capacity: 2)
+        #expect(cache.store(Self.entry("a"), for: .vehicle("a")) == nil)
+        #expect(cache.store(Self.entry("a", lifetime: 1800), for: .vehicle("a")) == nil)
+        #expect(cache.count == 1)
+        #expect(cache.peek(.vehicle("a"))?.token.lifetime == 1800)
+        #expect(cache.peek(.vehicle("b")) == nil)
+    }
+
+    @Test func aFullCacheEvictsAnEntryNotUsedSinceTheHandLastPassed() {
+        var cache = TokenCache(capacity: 3)
+        for id in ["a", "b", "c"] { _ = cache.store(Self.entry(id), for: .vehicle(id)) }
+        _ = cache.use(.vehicle("a"))
+        _ = cache.use(.vehicle("c"))
+        // a and c get a second chance; b was never used since it was stored.
+        #expect(cache.store(Self.entry("d"), for: .vehicle("d")) == .vehicle("b"))
+        #expect(cache.count == 3)
+        // The hand cleared a's bit on its way and a was not used again: it goes next,
+        // while c spends its second chance.
+        #expect(cache.store(Self.entry("e"), for: .vehicle("e")) == .vehicle("a"))
+        #expect(cache.peek(.vehicle("c")) != nil)
+    }
+
+    @Test func whenEveryEntryWasUsedTheHandClearsThemAndEvictsTheFirst() {
+        var cache = TokenCache(capacity: 2)
+        for id in ["a", "b"] {
+            _ = cache.store(Self.entry(id), for: .vehicle(id))
+            _ = cache.use(.vehicle(id))
+        }
+        #expect(cache.store(Self.entry("c"), for: .vehicle("c")) == .vehicle("a"))
+        #expect(Set(["b", "c"].filter { cache.peek(.vehicle($0)) != nil }) == ["b", "c"])
+    }
+
+    @Test func aRemovedEntryFreesItsSlotForTheNextStore() {
+        var cache = TokenCache(capacity: 2)
+        _ = cache.store(Self.entry("a"), for: .vehicle("a"))
+        _ = cache.store(Self.entry("b"), for: .vehicle("b"))
+        #expect(cache.remove(.vehicle("a"))?.token.value == "token-a")
+        #expect(cache.remove(.vehicle("a")) == nil)
+        #expect(cache.store(Self.entry("c"), for: .vehicle("c")) == nil)
+        #expect(cache.count == 2)
+        cache.removeAll()
+        #expect(cache.count == 0)
+        #expect(cache.store(Self.entry("d"), for: .vehicle("d")) == nil)
+    }
+
+    @Test func manyScopesNeverExceedCapacityAndRecentlyUsedOnesSurvive() {
+        var cache = TokenCache(capacity: 100)
+        for index in 0..<10_000 {
+            _ = cache.store(Self.entry("v\(index)"), for: .vehicle("v\(index)"))
+            _ = cache.use(.vehicle("hot"))  // misses until stored below
+            if index == 0 { _ = cache.store(Self.entry("hot"), for: .vehicle("hot")) }
+        }
+        #expect(cache.count == 100)
+        #expect(cache.peek(.vehicle("hot")) != nil)
+    }
+
+    @Test(arguments: [0.0, 1000, 2999, 3000, 3299, 3300, 3600])
+    func entryFreshnessAgreesWithThePolicy(secondsLater: TimeInterval) {
+        let entry = Self.entry("a")
+        let at = Self.now.addingTimeInterval(secondsLater)
+        #expect(entry.freshness(at: at) == RefreshPolicy().freshness(of: entry.token, at: at))
+    }
+}

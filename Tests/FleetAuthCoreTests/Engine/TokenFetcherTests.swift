@@ -1,0 +1,92 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("Token fetcher: attempts, timeouts, retries")
+struct TokenFetcherTests {
+    let clock = ManualWallClock()
+    let transport: InMemoryTransport
+    let events = EventRecorder()
+
+    init() {
+        transport = InMemoryTransport(clock: clock)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+    }
+
+    func fetcher(retry: RetryPolicy, timeout: TimeInterval = 15) -> TokenFetcher {
+        let events = self.events
+        return TokenFetcher(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token", timeout: timeout), transport: transport,
+            clock: clock, refresh: RefreshPolicy(), retry: retry, emit: { events.record($0) }, randomUnit: { 0.5 })
+    }
+
+    @Test func transientFailuresAreRetriedWithBackoffUntilOneSucceeds() async throws {
+        transport.inject([.status(503), .status(503)])
+        let fetcher = fetcher(retry: RetryPolicy(initialBackoff: 0.5, multiplier: 2, jitter: 0.2))
+        let fetch = Task { await fetcher.fetch(.vehicle("v-42")) }
+        // Each attempt also sleeps 15 s for its timeout: wait for the short backoff sleep.
+        await clock.waitForSleepers(count: 1, within: 0.5)
+        clock.advance(by: 0.5)
+        await clock.waitForSleepers(count: 1, within: 1)
+        clock.advance(by: 1)
+        let token = try await fetch.value.get()
+        #expect(token.scope == .vehicle("v-42"))
+        #expect(transport.requestCount == 3)
+        let retries = events.all.compactMap { event -> TimeInterval?? in
+            if case .fetchFailed(_, _, _, let retryIn) = event { return retryIn }
+            return nil
+        }
+        #expect(retries == [0.5, 1.0])
+    }
+
+    @Test func aPermanentFailureIsNotRetried() async throws {
+        transport.inject([.status(400)])
+        let result = await fetcher(retry: RetryPolicy()).fetch(.vehicle("v-42"))
+        #expect(throws: FleetAuthError.self) { try result.get() }
+        #expect((try? result.get()) == nil)
+        if case .failure(let error) = result { #expect(error.code == .unexpectedStatus) }
+        #expect(transport.requestCount == 1)
+    }
+
+    @Test func aCancellationErrorThatTheTransportThrowsOnItsOwnIsATransportFailure() async {
+        let transport = InMemoryTransport(clock: clock)
+        transport.route("/token") { _ in throw CancellationError() }
+        let fetcher = TokenFetcher(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
+            refresh: RefreshPolicy(), retry: .none, emit: { _ in })
+        let result = await fetcher.fetch(.vehicle("v-42"))
+        guard case .failure(let error) = result else {
+            Issue.record("a failing transport produced a token")
+            return
+        }
+        #expect(error.code == .transportFailure)
+    }
+
+    @Test func cancellingTheFetchingTaskEndsItAsSignedOut() async {
+        transport.inject([.hang])
+        let fetcher = fetcher(retry: .none)
+        let fetch = Task { await fetcher.fetch(.vehicle("v-42")) }
+        await clock.waitForSleepers(count: 2)  // the hanging transport and the timeout
+        fetch.cancel()
+        guard case .failure(let error) = await fetch.value else {
+            Issue.record("a cancelled fetch succeeded")
+            return
+        }
+        #expect(error.code == .signedOut)
+    }
+
+    @Test func anAnswerSlowerThanTheTimeoutTimesOutOnTheInjectedClock() async {
+        transport.inject([.hang])
+        let fetcher = fetcher(retry: .none, timeout: 5)
+        let fetch = Task { await fetcher.fetch(.vehicle("v-42")) }
+        await clock.waitForSleepers(count: 1, within: 5)
+        clock.advance(by: 5)
+        guard case .failure(let error) = await fetch.value else {
+            Issue.record("a hanging fetch succeeded")
+            return
+        }
+        #expect(error.code == .timedOut)
+        #expect(error.scope == .vehicle("v-42"))
+    }
+}
