@@ -14,52 +14,13 @@ import Foundation
 /// Completion order and threads: results are delivered by resuming the callers'
 /// continuations after the lock is released; nothing is called back under a lock.
 public final class TokenEngine: Sendable {
-    private typealias Waiter = CheckedContinuation<AuthToken, any Error>
-
-    private struct Flight {
-        let id: UInt64
-        var task: Task<Void, Never>?
-        var waiters: [UInt64: Waiter] = [:]
-    }
-
-    private struct Cooldown {
-        let error: FleetAuthError
-        let until: Date
-    }
-
-    private struct State {
-        var cache: TokenCache
-        var flights: [AuthorizationScope: Flight] = [:]
-        var cooldowns: [AuthorizationScope: Cooldown] = [:]
-        /// Values the fleet service rejected, per scope; a fetch must not return them.
-        var rejected: [AuthorizationScope: [String]] = [:]
-        /// Callers of `waitUntilIdle()`, resumed when the last flight ends.
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
-        var counter: UInt64 = 0
-        var fetches = 0
-        var hits = 0
-        var waits = 0
-
-        mutating func nextID() -> UInt64 {
-            counter &+= 1
-            return counter
-        }
-
-        /// Takes the idle waiters if no flight is left.
-        mutating func takeIdleWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
-            guard flights.isEmpty, !idleWaiters.isEmpty else { return [] }
-            defer { idleWaiters.removeAll() }
-            return idleWaiters
-        }
-    }
-
     /// The configuration the engine was made with.
     public let configuration: Configuration
     private let fetcher: TokenFetcher
     // Hoisted out of `configuration` for the lookup fast path.
     private let clock: any WallClock
     private let observer: (@Sendable (TokenEvent) -> Void)?
-    private let state: LockedState<State>
+    private let state: LockedState<TokenEngineState>
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     public init(configuration: Configuration) throws(FleetAuthError) {
@@ -75,7 +36,7 @@ public final class TokenEngine: Sendable {
         self.fetcher = TokenFetcher(
             endpoint: configuration.endpoint, transport: configuration.transport, clock: configuration.clock,
             refresh: configuration.refresh, retry: configuration.retry, emit: { event in observer?(event) })
-        self.state = LockedState(State(cache: TokenCache(capacity: configuration.cacheCapacity)))
+        self.state = LockedState(TokenEngineState(cache: TokenCache(capacity: configuration.cacheCapacity)))
     }
 
     // MARK: - Getting tokens
@@ -100,7 +61,7 @@ public final class TokenEngine: Sendable {
             _ = state.cache.use(scope)
             state.hits += 1
             if freshness == .fresh { return .fresh(entry.token) }
-            let refresh = Self.startFlightIfIdle(scope, now: now, in: &state)
+            let refresh = state.startFlightIfIdle(scope, now: now)
             return .stale(entry.token, refresh: refresh)
         }
         switch fast {
@@ -123,7 +84,7 @@ public final class TokenEngine: Sendable {
     private func waitForFetch(_ scope: AuthorizationScope) async throws -> AuthToken {
         let waiterID = state.withLock { $0.nextID() }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+            try await withCheckedThrowingContinuation { (continuation: TokenEngineState.Waiter) in
                 enum Registration {
                     case joined
                     case started(UInt64)
@@ -147,7 +108,7 @@ public final class TokenEngine: Sendable {
                         return .joined
                     }
                     let flightID = state.nextID()
-                    state.flights[scope] = Flight(id: flightID, waiters: [waiterID: continuation])
+                    state.flights[scope] = TokenEngineState.Flight(id: flightID, waiters: [waiterID: continuation])
                     state.fetches += 1
                     return .started(flightID)
                 }
@@ -161,17 +122,6 @@ public final class TokenEngine: Sendable {
             let waiter = state.withLock { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
             waiter?.resume(throwing: CancellationError())
         }
-    }
-
-    /// Claims the scope's flight slot for a background refresh, unless a fetch already
-    /// runs or the scope is cooling down after a failure.
-    private static func startFlightIfIdle(_ scope: AuthorizationScope, now: Date, in state: inout State) -> UInt64? {
-        guard state.flights[scope] == nil else { return nil }
-        if let cooldown = state.cooldowns[scope], cooldown.until > now { return nil }
-        let flightID = state.nextID()
-        state.flights[scope] = Flight(id: flightID)
-        state.fetches += 1
-        return flightID
     }
 
     /// Starts the task that runs flight `flightID` and records it in the slot.
@@ -192,7 +142,7 @@ public final class TokenEngine: Sendable {
         let now = clock.now()
         var evicted: AuthorizationScope?
         var idle: [CheckedContinuation<Void, Never>] = []
-        let waiters: [Waiter]? = state.withLock { state in
+        let waiters: [TokenEngineState.Waiter]? = state.withLock { state in
             guard let flight = state.flights[scope], flight.id == flightID else { return nil }
             state.flights[scope] = nil
             idle = state.takeIdleWaitersIfIdle()
@@ -210,7 +160,7 @@ public final class TokenEngine: Sendable {
                 state.cooldowns[scope] = nil
             case .failure(let error):
                 if configuration.retry.failureCooldown > 0 {
-                    state.cooldowns[scope] = Cooldown(
+                    state.cooldowns[scope] = TokenEngineState.Cooldown(
                         error: error, until: now.addingTimeInterval(configuration.retry.failureCooldown))
                 }
             }

@@ -1,0 +1,187 @@
+import FleetAuthCore
+import Foundation
+
+/// The checks on the token itself: the body's shape and units, the JWT, its header,
+/// identity, expiry, lifetime, `authorization` claim and clock.
+extension EndpointChecker {
+    /// Finds the format the body matches: the one given, or among the presets that read
+    /// it the one whose expiry agrees with the JWT (presets can share keys but not units).
+    func checkShape(_ response: TransportResponse, into findings: inout [Finding])
+        -> (String, TokenResponseFormat, Double?)?
+    {
+        let looksLikeJSON = response.body.first == UInt8(ascii: "{")
+        let candidates =
+            options.format.map { [$0] }
+            ?? Self.presetsMostSpecificFirst.filter { !(looksLikeJSON && $0 == .plainText) }
+        var firstError: FleetAuthError?
+        var matches: [(String, TokenResponseFormat, Double?)] = []
+        for format in candidates {
+            do {
+                let (token, expiry) = try TokenResponseParser(format: format).extract(response)
+                matches.append((token, format, expiry))
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        let serverNow = TokenResponseParser.serverDate(response) ?? clock.now()
+        // A body that states an expiry is read by a preset that reads it, never by one
+        // that would ignore it and hide a unit mix-up.
+        let withExpiry = matches.filter { $0.2 != nil }
+        if !withExpiry.isEmpty { matches = withExpiry }
+        let agreeing = matches.first { token, format, expiry in
+            guard let expiry, let exp = try? JWTDecoder.decode(token).expiresAt else { return true }
+            return (try? TokenResponseParser(format: format).check(expiry, against: exp, serverNow: serverNow)) != nil
+        }
+        guard let match = agreeing ?? matches.first else {
+            findings.append(
+                Finding(
+                    "shape", .failure,
+                    options.format == nil
+                        ? "matches no preset (\(firstError?.message ?? "unreadable"))"
+                        : firstError?.message ?? "unreadable",
+                    fix: "answer {\"token\": \"<jwt>\"} or another documented shape, or pass --format"))
+            return nil
+        }
+        let unit = Self.expiryUnit(of: match.1).map { ", expiry in \($0)" } ?? ", expiry from the JWT's exp"
+        findings.append(Finding("shape", .ok, "matches \(match.1)\(unit)"))
+        return match
+    }
+
+    /// Presets with an expiry key first, so a body with one is read with it.
+    static let presetsMostSpecificFirst: [TokenResponseFormat] =
+        TokenResponseFormat.presets.filter { expiryUnit(of: $0) != nil }
+        + TokenResponseFormat.presets.filter { expiryUnit(of: $0) == nil }
+
+    static func expiryUnit(of format: TokenResponseFormat) -> TokenResponseFormat.ExpiryUnit? {
+        if case .json(_, let field?) = format.body { return field.unit }
+        return nil
+    }
+
+    func checkJWT(_ token: String, into findings: inout [Finding]) -> JWTClaims? {
+        do {
+            let claims = try JWTDecoder.decode(token)
+            findings.append(Finding("jwt", .ok, "compact JWT, \(token.utf8.count) bytes"))
+            return claims
+        } catch {
+            findings.append(Finding("jwt", .failure, error.message, fix: "return the signed JWT the backend minted"))
+            return nil
+        }
+    }
+
+    func checkHeader(_ claims: JWTClaims, into findings: inout [Finding]) {
+        let alg = claims.algorithm ?? "none"
+        switch alg {
+        case "RS256": findings.append(Finding("header.alg", .ok, "RS256"))
+        case "none", "":
+            findings.append(Finding("header.alg", .failure, "unsigned (alg \(alg))", fix: "sign tokens with RS256"))
+        default:
+            findings.append(Finding("header.alg", .warning, alg, fix: "the fleet service expects RS256 signatures"))
+        }
+        findings.append(
+            claims.keyID.map { Finding("header.kid", .ok, $0) }
+                ?? Finding("header.kid", .warning, "missing", fix: "set kid to the signing key's ID"))
+    }
+
+    func checkIdentity(_ claims: JWTClaims, into findings: inout [Finding]) {
+        findings.append(
+            claims.audience.isEmpty
+                ? Finding("aud", .failure, "missing", fix: "set aud to the fleet service's audience")
+                : Finding("aud", .ok, claims.audience.joined(separator: ", ")))
+        switch (claims.issuer, claims.subject) {
+        case (let iss?, let sub?) where iss == sub: findings.append(Finding("iss/sub", .ok, iss))
+        case (let iss?, let sub?):
+            findings.append(
+                Finding("iss/sub", .warning, "iss \(iss), sub \(sub)", fix: "both should name the service account"))
+        default:
+            findings.append(
+                Finding("iss/sub", .warning, "missing", fix: "set iss and sub to the service account's email"))
+        }
+    }
+
+    func checkExpiryAgreement(
+        format: TokenResponseFormat, bodyExpiry: Double?, claims: JWTClaims, serverNow: Date,
+        into findings: inout [Finding]
+    ) {
+        guard let bodyExpiry, let exp = claims.expiresAt, let unit = Self.expiryUnit(of: format) else { return }
+        do {
+            try TokenResponseParser(format: format).check(bodyExpiry, against: exp, serverNow: serverNow)
+            findings.append(Finding("expiry-agreement", .ok, "the body's expiry (\(unit)) agrees with the JWT's exp"))
+        } catch {
+            findings.append(
+                Finding(
+                    "expiry-agreement", .failure, error.message, fix: "send the expiry in the unit the format names"))
+        }
+    }
+
+    func checkLifetime(_ claims: JWTClaims, serverNow: Date, into findings: inout [Finding]) {
+        guard let exp = claims.expiresAt else {
+            findings.append(Finding("lifetime", .failure, "no exp claim", fix: "set exp, at most one hour after iat"))
+            return
+        }
+        let remaining = exp.timeIntervalSince(serverNow)
+        if let lifetime = claims.issuedLifetime, lifetime > Self.maximumLifetime {
+            findings.append(
+                Finding(
+                    "lifetime", .failure, "\(Int(lifetime)) s (exp − iat)",
+                    fix: "at most 3600 s: the fleet service rejects longer tokens"))
+        } else if remaining <= 0 {
+            findings.append(
+                Finding(
+                    "lifetime", .failure, "already expired \(Int(-remaining)) s ago",
+                    fix: "mint a new token per request"))
+        } else if remaining <= Self.minimumRemainingLife {
+            findings.append(
+                Finding(
+                    "lifetime", .failure, "\(Int(remaining)) s left, too short to keep 5 minutes of life",
+                    fix: "mint tokens that live well over 5 minutes (an hour is usual)"))
+        } else {
+            let issued = claims.issuedLifetime.map { "\(Int($0)) s lifetime, " } ?? ""
+            findings.append(Finding("lifetime", .ok, "\(issued)\(Int(remaining)) s left"))
+        }
+    }
+
+    func checkAuthorization(_ claims: JWTClaims, into findings: inout [Finding]) {
+        let scope = options.scope
+        let granted = claims.authorization.filter { scope.kind.claimKeys.contains($0.key.lowercased()) }.flatMap(
+            \.value)
+        if granted.contains(scope.id) {
+            findings.append(Finding("authorization", .ok, "covers \(scope)"))
+        } else if granted.contains(JWTClaims.wildcard) {
+            findings.append(
+                options.allowWildcard
+                    ? Finding(
+                        "authorization", .warning, "wildcard \"*\" (allowed by --allow-wildcard)",
+                        fix: "mint tokens for one \(scope.kind) in apps")
+                    : Finding(
+                        "authorization", .failure, "wildcard \"*\": one phone could act on every \(scope.kind)",
+                        fix: "mint the token for the requested ID, or pass --allow-wildcard for a trusted server"))
+        } else {
+            let keys = claims.authorization.keys.sorted().joined(separator: ", ")
+            findings.append(
+                Finding(
+                    "authorization", .failure,
+                    keys.isEmpty ? "no authorization claim" : "does not name \(scope) (keys: \(keys))",
+                    fix: "set authorization.\(scope.kind.claimKeys[0]) to the requested ID"))
+        }
+    }
+
+    func checkClock(_ claims: JWTClaims, into findings: inout [Finding]) {
+        guard let iat = claims.issuedAt else {
+            findings.append(Finding("clock", .warning, "no iat claim", fix: "set iat to the minting time"))
+            return
+        }
+        let now = clock.now()
+        let skew = iat.timeIntervalSince(now)
+        let format = ISO8601DateFormatter()
+        if abs(skew) > Self.clockSkewTolerance {
+            findings.append(
+                Finding(
+                    "clock", .failure,
+                    "iat \(format.string(from: iat)) is \(Int(abs(skew))) s \(skew > 0 ? "ahead of" : "behind") this machine (\(format.string(from: now)))",
+                    fix: "synchronise the backend's clock (NTP); the fleet service tolerates about 10 minutes"))
+        } else {
+            findings.append(Finding("clock", .ok, "iat within \(Int(abs(skew))) s of this machine's clock"))
+        }
+    }
+}
+
