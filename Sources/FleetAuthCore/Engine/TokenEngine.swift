@@ -55,10 +55,10 @@ public final class TokenEngine: Sendable {
         }
         // One hash lookup under the lock; invalid scopes simply miss and are refused below.
         let fast: FastPath = state.withLock { state in
-            guard let entry = state.cache.peek(scope) else { return .slow }
+            // Marking an expiring entry as used is harmless: it is replaced by the fetch.
+            guard let entry = state.cache.use(scope) else { return .slow }
             let freshness = entry.freshness(at: now)
             guard freshness != .expiring else { return .slow }
-            _ = state.cache.use(scope)
             state.hits += 1
             if freshness == .fresh { return .fresh(entry.token) }
             let refresh = state.startFlightIfIdle(scope, now: now)
@@ -94,8 +94,7 @@ public final class TokenEngine: Sendable {
                 let registration: Registration = state.withLock { state in
                     if Task.isCancelled { return .done(.failure(CancellationError())) }
                     // Re-check under the lock: a fetch may have finished since the fast path.
-                    if let entry = state.cache.peek(scope), entry.freshness(at: now) != .expiring {
-                        _ = state.cache.use(scope)
+                    if let entry = state.cache.use(scope), entry.freshness(at: now) != .expiring {
                         state.hits += 1
                         return .done(.success(entry.token))
                     }
