@@ -103,4 +103,16 @@ struct JWTDecoderTests {
             #expect(Base64URL.decode(encoded[...]) == data)
         }
     }
+
+    @Test(arguments: [
+        ("YQ", "a"), ("YQ==", "a"), ("YWI", "ab"), ("YWI=", "ab"), ("YWJj", "abc"), ("", ""), ("-_8", "\u{FB}\u{FF}"),
+    ])
+    func base64URLDecodesPaddedAndUnpaddedText(text: String, expected: String) {
+        #expect(Base64URL.decode(text[...]) == Data(expected.unicodeScalars.map { UInt8($0.value) }))
+    }
+
+    @Test(arguments: ["Y", "YQ=", "YQ===", "Y===", "YQ=a", "a+b", "a/b", "YW I", "=", "é"])
+    func base64URLRefusesWhatIsNotBase64URL(text: String) {
+        #expect(Base64URL.decode(text[...]) == nil)
+    }
 }
