@@ -8,6 +8,14 @@ public import Foundation
 /// lifetime: callers wait for a new token. Both margins shrink for short-lived tokens
 /// (at most a quarter and a half of the lifetime) so that a 2-minute token is usable
 /// for a minute instead of causing a refetch loop.
+///
+/// With ``adaptsToTraffic`` (the default) the refresh window is only as wide as the engine
+/// needs: the minimum remaining lifetime, plus the gap it sees between lookups of the
+/// scope near the end of a token's life, plus ``latencyMultiplier`` × the slowest recent
+/// fetch (a p99 over the last 32), plus room for one retry's backoff, plus up to
+/// ``refreshJitter`` at random so a fleet does not refresh in step. ``refreshWindow``
+/// stays its upper bound. A steady caller still never waits, and each token serves for as
+/// long as the contract allows.
 public struct RefreshPolicy: Sendable, Hashable {
     /// The least life a returned token has left. Default 300 s: the fleet service
     /// needs time to accept the request that carries it.
@@ -22,17 +30,41 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// How far apart the body's expiry, the JWT's `exp` and `iat` may be before they
     /// count as disagreeing. Default 60 s.
     public var expiryTolerance: TimeInterval
+    /// Whether the refresh window narrows to what the engine observes (default `true`);
+    /// `false` refreshes at the full ``refreshWindow``.
+    public var adaptsToTraffic: Bool
+    /// How many times the slowest recent fetch an adaptive window leaves for the refresh.
+    /// Default 3.
+    public var latencyMultiplier: Double
+    /// The most random extra an adaptive window adds per token. Default 2 s.
+    public var refreshJitter: TimeInterval
 
     /// Creates a policy; the defaults follow the token-provider contract.
     public init(
         minimumRemainingLifetime: TimeInterval = 300, refreshWindow: TimeInterval = 600,
-        maximumLifetime: TimeInterval = 3600, minimumLifetime: TimeInterval = 30, expiryTolerance: TimeInterval = 60
+        maximumLifetime: TimeInterval = 3600, minimumLifetime: TimeInterval = 30, expiryTolerance: TimeInterval = 60,
+        adaptsToTraffic: Bool = true, latencyMultiplier: Double = 3, refreshJitter: TimeInterval = 2
     ) {
         self.minimumRemainingLifetime = minimumRemainingLifetime
         self.refreshWindow = refreshWindow
         self.maximumLifetime = maximumLifetime
         self.minimumLifetime = minimumLifetime
         self.expiryTolerance = expiryTolerance
+        self.adaptsToTraffic = adaptsToTraffic
+        self.latencyMultiplier = latencyMultiplier
+        self.refreshJitter = refreshJitter
+    }
+
+    /// What an adaptive window leaves beyond the minimum remaining lifetime and the gap
+    /// between lookups: ``latencyMultiplier`` × `slowestFetch`, one retry's backoff, and
+    /// `randomUnit` (in `0...1`) of ``refreshJitter``. Infinite when the window does not
+    /// adapt, so the full ``refreshWindow`` applies.
+    public func adaptiveAllowance(slowestFetch: TimeInterval, retry: RetryPolicy, randomUnit: Double)
+        -> TimeInterval
+    {
+        guard adaptsToTraffic else { return .infinity }
+        let retryRoom = retry.maximumAttempts > 1 ? retry.initialBackoff * (1 + retry.jitter) + slowestFetch : 0
+        return latencyMultiplier * slowestFetch + retryRoom + refreshJitter * min(max(randomUnit, 0), 1)
     }
 
     /// The state of a token at a moment.
@@ -55,7 +87,8 @@ public struct RefreshPolicy: Sendable, Hashable {
         max(minimumRemaining(forLifetime: lifetime), min(refreshWindow, lifetime / 2))
     }
 
-    /// Classifies `token` at `now` (device clock).
+    /// Classifies `token` at `now` (device clock) by the full ``refreshWindow``; an
+    /// adaptive engine turns a token stale later, never earlier.
     public func freshness(of token: AuthToken, at now: Date) -> Freshness {
         let remaining = token.remainingLifetime(at: now)
         if remaining > refreshWindow(forLifetime: token.lifetime) { return .fresh }
@@ -65,7 +98,10 @@ public struct RefreshPolicy: Sendable, Hashable {
 
     /// Throws `invalidConfiguration` when the numbers cannot work together.
     public func validate() throws(FleetAuthError) {
-        let values = [minimumRemainingLifetime, refreshWindow, maximumLifetime, minimumLifetime, expiryTolerance]
+        let values = [
+            minimumRemainingLifetime, refreshWindow, maximumLifetime, minimumLifetime, expiryTolerance,
+            latencyMultiplier, refreshJitter,
+        ]
         guard values.allSatisfy({ $0.isFinite && $0 >= 0 }), refreshWindow >= minimumRemainingLifetime,
             maximumLifetime >= minimumLifetime
         else {

@@ -6,24 +6,66 @@ package import Foundation
 /// It is a plain value with no lock and no clock of its own: ``TokenEngine`` keeps it
 /// inside its locked state, so a lookup and the decision that follows it are one atomic
 /// step. Every operation is O(1) (eviction amortized): a hit sets the entry's reference
-/// bit, written only when it was clear; a full cache evicts the first entry the clock hand
-/// finds unreferenced, clearing the bits it passes.
+/// bit, written only when it was clear, and records its time only inside the token's
+/// refresh window; a full cache evicts the first entry the clock hand finds unreferenced,
+/// clearing the bits it passes.
 package struct TokenCache {
-    /// A cached token with the moments it turns stale and expiring, worked out once.
+    /// A cached token with the moments it turns stale and expiring.
+    ///
+    /// Until ``watchFrom`` (the start of the policy's full refresh window) a lookup writes
+    /// nothing. From then on each lookup is recorded, the gap between lookups is learned,
+    /// and ``staleAt`` moves to the latest moment that still leaves that gap plus the
+    /// fetch allowance before the token turns expiring.
     package struct Entry: Sendable {
         package let token: AuthToken
-        package let staleAt: Date
+        /// Where the full refresh window starts; never stale before it.
+        package let watchFrom: Date
+        /// When a lookup should start a background refresh.
+        package private(set) var staleAt: Date
+        /// When the token has too little life left to hand out.
         package let expiringAt: Date
+        /// The gap between lookups seen near the end of the token's life (the largest
+        /// recent one, decaying slowly).
+        package private(set) var lookupInterval: TimeInterval
+        private let allowance: TimeInterval
+        private var lastLookup: Date?
 
-        package init(token: AuthToken, policy: RefreshPolicy) {
+        /// Creates an entry. `allowance` is what the window leaves for fetching
+        /// (``RefreshPolicy/adaptiveAllowance(slowestFetch:retry:randomUnit:)``; infinite
+        /// for the full window); `lookupInterval` carries over what the scope's previous
+        /// token learned.
+        package init(
+            token: AuthToken, policy: RefreshPolicy, allowance: TimeInterval = .infinity,
+            lookupInterval: TimeInterval = 0
+        ) {
             self.token = token
-            staleAt = token.expiresAt.addingTimeInterval(-policy.refreshWindow(forLifetime: token.lifetime))
+            watchFrom = token.expiresAt.addingTimeInterval(-policy.refreshWindow(forLifetime: token.lifetime))
             expiringAt = token.expiresAt.addingTimeInterval(-policy.minimumRemaining(forLifetime: token.lifetime))
+            self.allowance = allowance
+            self.lookupInterval = lookupInterval
+            staleAt = watchFrom
+            staleAt = adaptiveStaleAt()
         }
 
-        /// The token's state at `now`; the same answer as ``RefreshPolicy/freshness(of:at:)``.
+        /// The token's state at `now`.
         package func freshness(at now: Date) -> RefreshPolicy.Freshness {
             now < staleAt ? .fresh : now < expiringAt ? .stale : .expiring
+        }
+
+        /// Records a lookup at `now` if it falls inside the full refresh window.
+        package mutating func recordLookup(at now: Date) {
+            guard now >= watchFrom else { return }
+            if let lastLookup, now > lastLookup {
+                lookupInterval = max(now.timeIntervalSince(lastLookup), lookupInterval * 0.9)
+            }
+            lastLookup = now
+            staleAt = adaptiveStaleAt()
+        }
+
+        private func adaptiveStaleAt() -> Date {
+            let margin = lookupInterval + allowance
+            guard margin.isFinite else { return watchFrom }
+            return max(watchFrom, expiringAt.addingTimeInterval(-margin))
         }
     }
 
@@ -49,10 +91,12 @@ package struct TokenCache {
     /// How many scopes have an entry.
     package var count: Int { positions.count }
 
-    /// The entry for `scope`, marked as used so eviction passes it over once.
-    package mutating func use(_ scope: AuthorizationScope) -> Entry? {
+    /// The entry for `scope`, marked as used so eviction passes it over once, with the
+    /// lookup at `now` recorded when it falls in the entry's refresh window.
+    package mutating func use(_ scope: AuthorizationScope, at now: Date) -> Entry? {
         guard let position = positions[scope] else { return nil }
         if !slots[position]!.referenced { slots[position]!.referenced = true }
+        if now >= slots[position]!.entry.watchFrom { slots[position]!.entry.recordLookup(at: now) }
         return slots[position]!.entry
     }
 

@@ -11,16 +11,20 @@ import Foundation
 /// - a failed fetch fails all its waiters with the same error, and the scope then fails
 ///   fast for ``RetryPolicy/failureCooldown`` so a down backend sees no request storm.
 ///
+/// Scopes are spread over shards by a hash of their ID (16 shards from a capacity of 256,
+/// one below), each with its own lock, so lookups for different vehicles do not contend.
+///
 /// Completion order and threads: results are delivered by resuming the callers'
 /// continuations after the lock is released; nothing is called back under a lock.
 public final class TokenEngine: Sendable {
     /// The configuration the engine was made with.
     public let configuration: Configuration
-    private let fetcher: TokenFetcher
+    let fetcher: TokenFetcher
     // Hoisted out of `configuration` for the lookup fast path.
-    private let clock: any WallClock
-    private let observer: (@Sendable (TokenEvent) -> Void)?
-    private let state: LockedState<TokenEngineState>
+    let clock: any WallClock
+    let observer: (@Sendable (TokenEvent) -> Void)?
+    let shards: [LockedState<TokenEngineState>]
+    let tracker = LockedState(FlightTracker())
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     public init(configuration: Configuration) throws(FleetAuthError) {
@@ -36,37 +40,63 @@ public final class TokenEngine: Sendable {
         self.fetcher = TokenFetcher(
             endpoint: configuration.endpoint, transport: configuration.transport, clock: configuration.clock,
             refresh: configuration.refresh, retry: configuration.retry, emit: { event in observer?(event) })
-        self.state = LockedState(TokenEngineState(cache: TokenCache(capacity: configuration.cacheCapacity)))
+        let shardCount = configuration.cacheCapacity >= 256 ? 16 : 1
+        let perShard = (configuration.cacheCapacity + shardCount - 1) / shardCount
+        self.shards = (0..<shardCount).map { _ in LockedState(TokenEngineState(cache: TokenCache(capacity: perShard))) }
+    }
+
+    /// The shard that owns `scope`: FNV-1a over its ID, cheaper than the full hash.
+    @inline(__always)
+    func shard(for scope: AuthorizationScope) -> LockedState<TokenEngineState> {
+        guard shards.count > 1 else { return shards[0] }
+        var hash: UInt32 = 2_166_136_261
+        for byte in scope.id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return shards[Int(hash % UInt32(shards.count))]
     }
 
     // MARK: - Getting tokens
 
     /// A token for `scope` with at least the minimum remaining lifetime.
     ///
-    /// Returns at once for a fresh or stale cached token; otherwise waits for the shared
-    /// fetch. Throws ``FleetAuthError`` or, if the calling task is cancelled while
-    /// waiting, `CancellationError` (the fetch goes on for other callers).
-    public func token(for scope: AuthorizationScope) async throws -> AuthToken {
+    /// Returns at once for a fresh or stale cached token, without suspending and without
+    /// leaving the caller's executor (where the compiler supports it); otherwise waits for
+    /// the shared fetch. Throws ``FleetAuthError`` or, if the calling task is cancelled
+    /// while waiting, `CancellationError` (the fetch goes on for other callers).
+    #if compiler(>=6.2)
+        nonisolated(nonsending) public func token(for scope: AuthorizationScope) async throws -> AuthToken {
+            if let token = cachedUsableToken(for: scope) { return token }
+            return try await waitForFetch(try scope.validated())
+        }
+    #else
+        public func token(for scope: AuthorizationScope) async throws -> AuthToken {
+            if let token = cachedUsableToken(for: scope) { return token }
+            return try await waitForFetch(try scope.validated())
+        }
+    #endif
+
+    /// The cached token for `scope` if it can be handed out now (fresh, or stale with a
+    /// background refresh started); `nil` when a caller would have to wait for a fetch.
+    /// Never suspends: for callers that must not.
+    public func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
         let now = clock.now()
         enum FastPath {
             case fresh(AuthToken)
             case stale(AuthToken, refresh: UInt64?)
-            case slow
+            case miss
         }
-        // One hash lookup under the lock; invalid scopes simply miss and are refused below.
-        let fast: FastPath = state.withLock { state in
+        // One hash lookup under the shard's lock; invalid scopes simply miss.
+        let fast: FastPath = shard(for: scope).withLock { state in
             // Marking an expiring entry as used is harmless: it is replaced by the fetch.
-            guard let entry = state.cache.use(scope) else { return .slow }
+            guard let entry = state.cache.use(scope, at: now) else { return .miss }
             let freshness = entry.freshness(at: now)
-            guard freshness != .expiring else { return .slow }
-            state.hits += 1
+            guard freshness != .expiring else { return .miss }
+            state.hits &+= 1
             if freshness == .fresh { return .fresh(entry.token) }
-            let refresh = state.startFlightIfIdle(scope, now: now)
-            return .stale(entry.token, refresh: refresh)
+            return .stale(entry.token, refresh: state.startFlightIfIdle(scope, now: now))
         }
         switch fast {
         case .fresh(let token):
-            emit(.servedFresh(scope, fingerprint: token.fingerprint))
+            if let observer { observer(.servedFresh(scope, fingerprint: token.fingerprint)) }
             return token
         case .stale(let token, let refresh):
             if let refresh {
@@ -75,14 +105,15 @@ public final class TokenEngine: Sendable {
             }
             emit(.servedStale(scope, fingerprint: token.fingerprint))
             return token
-        case .slow:
-            return try await waitForFetch(try scope.validated())
+        case .miss:
+            return nil
         }
     }
 
     /// Registers the caller as a waiter of the scope's fetch, starting one if none runs.
     private func waitForFetch(_ scope: AuthorizationScope) async throws -> AuthToken {
-        let waiterID = state.withLock { $0.nextID() }
+        let shard = shard(for: scope)
+        let waiterID = shard.withLock { $0.nextID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: TokenEngineState.Waiter) in
                 enum Registration {
@@ -91,11 +122,11 @@ public final class TokenEngine: Sendable {
                     case done(Result<AuthToken, any Error>)
                 }
                 let now = clock.now()
-                let registration: Registration = state.withLock { state in
+                let registration: Registration = shard.withLock { state in
                     if Task.isCancelled { return .done(.failure(CancellationError())) }
                     // Re-check under the lock: a fetch may have finished since the fast path.
-                    if let entry = state.cache.use(scope), entry.freshness(at: now) != .expiring {
-                        state.hits += 1
+                    if let entry = state.cache.use(scope, at: now), entry.freshness(at: now) != .expiring {
+                        state.hits &+= 1
                         return .done(.success(entry.token))
                     }
                     if let cooldown = state.cooldowns[scope], cooldown.until > now, state.flights[scope] == nil {
@@ -118,15 +149,16 @@ public final class TokenEngine: Sendable {
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
+            let waiter = shard.withLock { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
             waiter?.resume(throwing: CancellationError())
         }
     }
 
     /// Starts the task that runs flight `flightID` and records it in the slot.
     private func launch(flight flightID: UInt64, for scope: AuthorizationScope) {
+        tracker.withLock { $0.running += 1 }
         let task = Task { await self.run(flight: flightID, for: scope) }
-        let orphaned = state.withLock { state -> Bool in
+        let orphaned = shard(for: scope).withLock { state -> Bool in
             guard state.flights[scope]?.id == flightID else { return true }
             state.flights[scope]?.task = task
             return false
@@ -137,14 +169,19 @@ public final class TokenEngine: Sendable {
     /// Fetches, then stores the outcome and answers every waiter — only if the slot
     /// still belongs to this flight (`invalidateAll()` may have taken it).
     private func run(flight flightID: UInt64, for scope: AuthorizationScope) async {
+        let started = clock.now()
         var result = await fetcher.fetch(scope)
         let now = clock.now()
+        let refresh = configuration.refresh
+        let allowance = tracker.withLock { tracker -> TimeInterval in
+            if case .success = result { tracker.recordFetch(duration: now.timeIntervalSince(started)) }
+            return refresh.adaptiveAllowance(
+                slowestFetch: tracker.slowestRecentFetch, retry: configuration.retry, randomUnit: fetcher.randomUnit())
+        }
         var evicted: AuthorizationScope?
-        var idle: [CheckedContinuation<Void, Never>] = []
-        let waiters: [TokenEngineState.Waiter]? = state.withLock { state in
+        let waiters: [TokenEngineState.Waiter]? = shard(for: scope).withLock { state in
             guard let flight = state.flights[scope], flight.id == flightID else { return nil }
             state.flights[scope] = nil
-            idle = state.takeIdleWaitersIfIdle()
             if case .success(let token) = result, state.rejected[scope]?.contains(token.value) == true {
                 result = .failure(
                     FleetAuthError(
@@ -155,7 +192,9 @@ public final class TokenEngine: Sendable {
             }
             switch result {
             case .success(let token):
-                evicted = state.cache.store(TokenCache.Entry(token: token, policy: configuration.refresh), for: scope)
+                let interval = state.cache.peek(scope)?.lookupInterval ?? 0
+                let entry = TokenCache.Entry(token: token, policy: refresh, allowance: allowance, lookupInterval: interval)
+                evicted = state.cache.store(entry, for: scope)
                 state.cooldowns[scope] = nil
             case .failure(let error):
                 if configuration.retry.failureCooldown > 0 {
@@ -165,92 +204,12 @@ public final class TokenEngine: Sendable {
             }
             return Array(flight.waiters.values)
         }
-        guard let waiters else { return }
         if let evicted { emit(.evicted(evicted)) }
-        for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
-        for waiter in idle { waiter.resume() }
+        for waiter in waiters ?? [] { waiter.resume(with: result.mapError { $0 as any Error }) }
+        for waiter in tracker.withLock({ $0.finish() }) { waiter.resume() }
     }
 
-    // MARK: - Invalidation
-
-    /// Drops `tokenValue` for `scope` because the fleet service rejected it (401/403).
-    ///
-    /// The token is dropped only if it is still the cached one, so a late rejection of an
-    /// older token does not cause a second refetch. Either way the value is remembered:
-    /// a later fetch that returns it fails with `rejectedTokenReissued`.
-    /// - Returns: whether the cached token was dropped.
-    @discardableResult
-    public func invalidate(_ tokenValue: String, for scope: AuthorizationScope) -> Bool {
-        let dropped = state.withLock { state -> Bool in
-            var rejected = state.rejected[scope] ?? []
-            if !rejected.contains(tokenValue) {
-                rejected.append(tokenValue)
-                if rejected.count > 4 { rejected.removeFirst() }
-            }
-            state.rejected[scope] = rejected
-            guard state.cache.peek(scope)?.token.value == tokenValue else { return false }
-            state.cache.remove(scope)
-            return true
-        }
-        emit(.invalidated(scope, fingerprint: AuthToken.fingerprint(of: tokenValue), dropped: dropped))
-        return dropped
-    }
-
-    /// Drops every token, cooldown and in-flight fetch (sign-out). Waiting callers get
-    /// `signedOut`; a fetch that completes later is discarded.
-    public func invalidateAll() {
-        let (flights, idle) = state.withLock { state in
-            let flights = Array(state.flights.values)
-            state.cache.removeAll()
-            state.flights.removeAll()
-            state.cooldowns.removeAll()
-            state.rejected.removeAll()
-            return (flights, state.takeIdleWaitersIfIdle())
-        }
-        for flight in flights {
-            flight.task?.cancel()
-            for waiter in flight.waiters.values {
-                waiter.resume(
-                    throwing: FleetAuthError(
-                        code: .signedOut,
-                        message: "Every token was invalidated (sign-out) while this fetch ran; sign in again and retry."
-                    ))
-            }
-        }
-        for waiter in idle { waiter.resume() }
-        emit(.invalidatedAll)
-    }
-
-    // MARK: - Inspection
-
-    /// The cached token for `scope`, whatever its freshness; `nil` if none. Never fetches
-    /// and never suspends.
-    public func cachedToken(for scope: AuthorizationScope) -> AuthToken? {
-        state.withLock { $0.cache.peek(scope)?.token }
-    }
-
-    /// Counts of what the engine has done so far, and what it holds now.
-    public var statistics: Statistics {
-        state.withLock { state in
-            Statistics(
-                fetches: state.fetches, hits: state.hits, waits: state.waits, cachedScopes: state.cache.count,
-                activeFetches: state.flights.count)
-        }
-    }
-
-    /// Returns once no fetch is in flight, background refreshes included.
-    public func waitUntilIdle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state -> Bool in
-                if state.flights.isEmpty { return true }
-                state.idleWaiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
-        }
-    }
-
-    private func emit(_ event: @autoclosure () -> TokenEvent) {
+    func emit(_ event: @autoclosure () -> TokenEvent) {
         if let observer { observer(event()) }
     }
 }

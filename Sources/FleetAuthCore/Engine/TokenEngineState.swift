@@ -1,8 +1,9 @@
 import Foundation
 
-/// What ``TokenEngine`` keeps behind its lock: the token cache, the fetch in flight per
-/// scope with the callers waiting for it, the cooldown after a failure, the values the
-/// fleet service rejected, and the counters behind ``TokenEngine/Statistics``.
+/// What one shard of ``TokenEngine`` keeps behind its lock, for the scopes that hash to
+/// it: the token cache, the fetch in flight per scope with the callers waiting for it, the
+/// cooldown after a failure, the values the fleet service rejected, and the counters
+/// behind ``TokenEngine/Statistics``.
 struct TokenEngineState {
     typealias Waiter = CheckedContinuation<AuthToken, any Error>
 
@@ -24,8 +25,6 @@ struct TokenEngineState {
     var cooldowns: [AuthorizationScope: Cooldown] = [:]
     /// Values the fleet service rejected, per scope; a fetch must not return them.
     var rejected: [AuthorizationScope: [String]] = [:]
-    /// Callers of `waitUntilIdle()`, resumed when the last flight ends.
-    var idleWaiters: [CheckedContinuation<Void, Never>] = []
     var counter: UInt64 = 0
     var fetches = 0
     var hits = 0
@@ -50,12 +49,5 @@ struct TokenEngineState {
         flights[scope] = Flight(id: flightID)
         fetches += 1
         return flightID
-    }
-
-    /// Takes the idle waiters if no flight is left.
-    mutating func takeIdleWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
-        guard flights.isEmpty, !idleWaiters.isEmpty else { return [] }
-        defer { idleWaiters.removeAll() }
-        return idleWaiters
     }
 }

@@ -25,8 +25,8 @@ struct TokenCacheTests {
     @Test func aFullCacheEvictsAnEntryNotUsedSinceTheHandLastPassed() {
         var cache = TokenCache(capacity: 3)
         for id in ["a", "b", "c"] { _ = cache.store(Self.entry(id), for: .vehicle(id)) }
-        _ = cache.use(.vehicle("a"))
-        _ = cache.use(.vehicle("c"))
+        _ = cache.use(.vehicle("a"), at: Self.now)
+        _ = cache.use(.vehicle("c"), at: Self.now)
         // a and c get a second chance; b was never used since it was stored.
         #expect(cache.store(Self.entry("d"), for: .vehicle("d")) == .vehicle("b"))
         #expect(cache.count == 3)
@@ -40,7 +40,7 @@ struct TokenCacheTests {
         var cache = TokenCache(capacity: 2)
         for id in ["a", "b"] {
             _ = cache.store(Self.entry(id), for: .vehicle(id))
-            _ = cache.use(.vehicle(id))
+            _ = cache.use(.vehicle(id), at: Self.now)
         }
         #expect(cache.store(Self.entry("c"), for: .vehicle("c")) == .vehicle("a"))
         #expect(Set(["b", "c"].filter { cache.peek(.vehicle($0)) != nil }) == ["b", "c"])
@@ -63,7 +63,7 @@ struct TokenCacheTests {
         var cache = TokenCache(capacity: 100)
         for index in 0..<10_000 {
             _ = cache.store(Self.entry("v\(index)"), for: .vehicle("v\(index)"))
-            _ = cache.use(.vehicle("hot"))  // misses until stored below
+            _ = cache.use(.vehicle("hot"), at: Self.now)  // misses until stored below
             if index == 0 { _ = cache.store(Self.entry("hot"), for: .vehicle("hot")) }
         }
         #expect(cache.count == 100)
