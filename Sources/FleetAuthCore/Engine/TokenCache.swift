@@ -91,13 +91,29 @@ package struct TokenCache {
     /// How many scopes have an entry.
     package var count: Int { positions.count }
 
-    /// The entry for `scope`, marked as used so eviction passes it over once, with the
-    /// lookup at `now` recorded when it falls in the entry's refresh window.
-    package mutating func use(_ scope: AuthorizationScope, at now: Date) -> Entry? {
+    /// The token for `scope` and its state at `now`, marking the entry as used so eviction
+    /// passes it over once, and recording the lookup when it falls in the entry's refresh
+    /// window. Nothing else is copied or written.
+    package mutating func use(_ scope: AuthorizationScope, at now: Date)
+        -> (token: AuthToken, freshness: RefreshPolicy.Freshness)?
+    {
         guard let position = positions[scope] else { return nil }
-        if !slots[position]!.referenced { slots[position]!.referenced = true }
-        if now >= slots[position]!.entry.watchFrom { slots[position]!.entry.recordLookup(at: now) }
-        return slots[position]!.entry
+        return slots.withUnsafeMutableBufferPointer { slots in
+            if !slots[position]!.referenced { slots[position]!.referenced = true }
+            if now >= slots[position]!.entry.watchFrom { slots[position]!.entry.recordLookup(at: now) }
+            return (slots[position]!.entry.token, slots[position]!.entry.freshness(at: now))
+        }
+    }
+
+    /// Evicts one entry other than `spared` the way a full cache does (the first the clock
+    /// hand finds unreferenced); `nil` when there is no other entry.
+    package mutating func evictOne(sparing spared: AuthorizationScope) -> AuthorizationScope? {
+        guard positions.count > (positions[spared] == nil ? 0 : 1) else { return nil }
+        var victim = nextVictim()
+        while slots[victim] == nil || slots[victim]!.scope == spared { victim = nextVictim() }
+        let scope = slots[victim]!.scope
+        remove(scope)
+        return scope
     }
 
     /// The entry for `scope`, without marking it as used.
@@ -148,12 +164,14 @@ package struct TokenCache {
         hand = 0
     }
 
-    /// The position of the entry to evict from a full ring: the first one the hand finds
-    /// with its reference bit clear. Bits it passes are cleared, so two turns at most.
+    /// The position of the entry to evict: the first one the hand finds with its reference
+    /// bit clear (or a free slot, which only ``evictOne()`` can meet and skips). Bits it
+    /// passes are cleared, so two turns at most.
     private mutating func nextVictim() -> Int {
         while true {
             defer { hand = (hand + 1) % slots.count }
-            if slots[hand]!.referenced {
+            guard let slot = slots[hand] else { return hand }  // free: the caller skips it
+            if slot.referenced {
                 slots[hand]!.referenced = false
             } else {
                 return hand

@@ -16,6 +16,7 @@ extension TokenEngine {
             state.rejected[scope] = rejected
             guard state.cache.peek(scope)?.token.value == tokenValue else { return false }
             state.cache.remove(scope)
+            cachedCount.withLock { $0 -= 1 }
             return true
         }
         emit(.invalidated(scope, fingerprint: AuthToken.fingerprint(of: tokenValue), dropped: dropped))
@@ -29,6 +30,8 @@ extension TokenEngine {
         for shard in shards {
             flights += shard.withLock { state in
                 let flights = Array(state.flights.values)
+                let dropped = state.cache.count
+                cachedCount.withLock { $0 -= dropped }
                 state.cache.removeAll()
                 state.flights.removeAll()
                 state.cooldowns.removeAll()

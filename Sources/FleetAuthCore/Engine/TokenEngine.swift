@@ -25,6 +25,8 @@ public final class TokenEngine: Sendable {
     let observer: (@Sendable (TokenEvent) -> Void)?
     let shards: [LockedState<TokenEngineState>]
     let tracker = LockedState(FlightTracker())
+    /// Tokens cached over all shards. Taken inside a shard's lock, never the other way.
+    let cachedCount = LockedState(0)
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     public init(configuration: Configuration) throws(FleetAuthError) {
@@ -40,18 +42,25 @@ public final class TokenEngine: Sendable {
         self.fetcher = TokenFetcher(
             endpoint: configuration.endpoint, transport: configuration.transport, clock: configuration.clock,
             refresh: configuration.refresh, retry: configuration.retry, emit: { event in observer?(event) })
+        // Every shard may hold up to the whole capacity; `cachedCount` keeps the total to it.
         let shardCount = configuration.cacheCapacity >= 256 ? 16 : 1
-        let perShard = (configuration.cacheCapacity + shardCount - 1) / shardCount
-        self.shards = (0..<shardCount).map { _ in LockedState(TokenEngineState(cache: TokenCache(capacity: perShard))) }
+        let capacity = configuration.cacheCapacity
+        self.shards = (0..<shardCount).map { _ in LockedState(TokenEngineState(cache: TokenCache(capacity: capacity))) }
     }
 
-    /// The shard that owns `scope`: FNV-1a over its ID, cheaper than the full hash.
+    /// The shard that owns `scope`: a mix of the ID's length and last bytes, where IDs
+    /// differ most (`vehicle-17`, `vehicle-18`), far cheaper than hashing the whole ID.
     @inline(__always)
     func shard(for scope: AuthorizationScope) -> LockedState<TokenEngineState> {
         guard shards.count > 1 else { return shards[0] }
-        var hash: UInt32 = 2_166_136_261
-        for byte in scope.id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return shards[Int(hash % UInt32(shards.count))]
+        var mix = UInt32(truncatingIfNeeded: scope.id.utf8.count)
+        var index = scope.id.utf8.endIndex
+        for _ in 0..<min(4, scope.id.utf8.count) {
+            index = scope.id.utf8.index(before: index)
+            mix = (mix &* 31) &+ UInt32(scope.id.utf8[index])
+        }
+        mix ^= mix >> 7
+        return shards[Int(mix % UInt32(shards.count))]
     }
 
     // MARK: - Getting tokens
@@ -87,12 +96,12 @@ public final class TokenEngine: Sendable {
         // One hash lookup under the shard's lock; invalid scopes simply miss.
         let fast: FastPath = shard(for: scope).withLock { state in
             // Marking an expiring entry as used is harmless: it is replaced by the fetch.
-            guard let entry = state.cache.use(scope, at: now) else { return .miss }
-            let freshness = entry.freshness(at: now)
-            guard freshness != .expiring else { return .miss }
+            guard let (token, freshness) = state.cache.use(scope, at: now), freshness != .expiring else {
+                return .miss
+            }
             state.hits &+= 1
-            if freshness == .fresh { return .fresh(entry.token) }
-            return .stale(entry.token, refresh: state.startFlightIfIdle(scope, now: now))
+            if freshness == .fresh { return .fresh(token) }
+            return .stale(token, refresh: state.startFlightIfIdle(scope, now: now))
         }
         switch fast {
         case .fresh(let token):
@@ -125,9 +134,9 @@ public final class TokenEngine: Sendable {
                 let registration: Registration = shard.withLock { state in
                     if Task.isCancelled { return .done(.failure(CancellationError())) }
                     // Re-check under the lock: a fetch may have finished since the fast path.
-                    if let entry = state.cache.use(scope, at: now), entry.freshness(at: now) != .expiring {
+                    if let (token, freshness) = state.cache.use(scope, at: now), freshness != .expiring {
                         state.hits &+= 1
-                        return .done(.success(entry.token))
+                        return .done(.success(token))
                     }
                     if let cooldown = state.cooldowns[scope], cooldown.until > now, state.flights[scope] == nil {
                         return .done(.failure(cooldown.error))
@@ -192,9 +201,17 @@ public final class TokenEngine: Sendable {
             }
             switch result {
             case .success(let token):
-                let interval = state.cache.peek(scope)?.lookupInterval ?? 0
-                let entry = TokenCache.Entry(token: token, policy: refresh, allowance: allowance, lookupInterval: interval)
+                let previous = state.cache.peek(scope)
+                let entry = TokenCache.Entry(
+                    token: token, policy: refresh, allowance: allowance, lookupInterval: previous?.lookupInterval ?? 0)
                 evicted = state.cache.store(entry, for: scope)
+                if previous == nil, evicted == nil,
+                    cachedCount.withLock({ $0 += 1; return $0 }) > configuration.cacheCapacity,
+                    let victim = state.cache.evictOne(sparing: scope)
+                {
+                    evicted = victim
+                    cachedCount.withLock { $0 -= 1 }
+                }
                 state.cooldowns[scope] = nil
             case .failure(let error):
                 if configuration.retry.failureCooldown > 0 {

@@ -7,7 +7,7 @@ public import Foundation
 /// ``fingerprint`` instead.
 ///
 /// Copies share one immutable storage object, so handing a token out of the cache costs a
-/// single reference count, and the claims are decoded from the value only when asked for.
+/// single reference count; the claims are decoded once, when first asked for.
 public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
@@ -17,6 +17,9 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
         let receivedAt: Date
         let expiresAt: Date
         let lifetime: TimeInterval
+        /// The decoded claims, filled on first use: most tokens never need them, and a
+        /// cache of 100,000 should not carry them all.
+        let decodedClaims = LockedState<DecodedClaims?>(nil)
 
         init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval) {
             self.value = value
@@ -25,6 +28,22 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
             self.expiresAt = expiresAt
             self.lifetime = lifetime
         }
+
+        var claims: JWTClaims {
+            if let decoded = decodedClaims.withLock({ $0 }) { return decoded.claims }
+            // Decoded outside the lock; two first readers may both decode, one result stays.
+            let decoded = DecodedClaims(claims: (try? JWTDecoder.decode(value)) ?? JWTClaims())
+            return decodedClaims.withLock { stored in
+                if stored == nil { stored = decoded }
+                return stored!.claims
+            }
+        }
+    }
+
+    /// Claims kept behind one reference, so an undecoded token pays for a pointer only.
+    private final class DecodedClaims: Sendable {
+        let claims: JWTClaims
+        init(claims: JWTClaims) { self.claims = claims }
     }
 
     private let storage: Storage
@@ -42,8 +61,9 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// when `iat` is absent. Refresh margins scale with it.
     public var lifetime: TimeInterval { storage.lifetime }
 
-    /// The decoded claims (decoded on each access; empty if the value is not a JWT).
-    public var claims: JWTClaims { (try? JWTDecoder.decode(value)) ?? JWTClaims() }
+    /// The decoded claims (empty if the value is not a JWT), decoded once, on first access,
+    /// and shared by every copy of the token.
+    public var claims: JWTClaims { storage.claims }
 
     /// Creates a token record.
     public init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval) {
@@ -54,9 +74,9 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// the expiry is the JWT's `exp` when the value is a JWT that has one, otherwise unknown
     /// (`Date.distantFuture`); the lifetime is `exp − iat` when both are present, else 0.
     public init(unvalidatedValue value: String, scope: AuthorizationScope, receivedAt: Date) {
-        let claims = try? JWTDecoder.decode(value)
-        let expiresAt = claims?.expiresAt ?? .distantFuture
-        let lifetime = claims?.issuedAt.map { expiresAt.timeIntervalSince($0) } ?? 0
+        let claims = (try? JWTDecoder.decode(value)) ?? JWTClaims()
+        let expiresAt = claims.expiresAt ?? .distantFuture
+        let lifetime = claims.issuedAt.map { expiresAt.timeIntervalSince($0) } ?? 0
         self.init(value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime)
     }
 

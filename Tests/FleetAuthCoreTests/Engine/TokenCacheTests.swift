@@ -77,3 +77,17 @@ struct TokenCacheTests {
         #expect(entry.freshness(at: at) == RefreshPolicy().freshness(of: entry.token, at: at))
     }
 }
+
+@Suite("Token cache: evicting for another shard's capacity")
+struct TokenCacheEvictOneTests {
+    @Test func evictOneNeverTakesTheSparedEntryAndStopsWhenItIsAlone() {
+        var cache = TokenCache(capacity: 8)
+        _ = cache.store(TokenCacheTests.entry("new"), for: .vehicle("new"))
+        #expect(cache.evictOne(sparing: .vehicle("new")) == nil)
+        _ = cache.store(TokenCacheTests.entry("old"), for: .vehicle("old"))
+        _ = cache.use(.vehicle("old"), at: TokenCacheTests.now)  // a second chance does not save it
+        #expect(cache.evictOne(sparing: .vehicle("new")) == .vehicle("old"))
+        #expect(cache.count == 1)
+        #expect(cache.peek(.vehicle("new")) != nil)
+    }
+}

@@ -199,3 +199,20 @@ struct TokenEngineStatisticsTests {
         await #expect(throws: FleetAuthError.self) { try await caller.value }
     }
 }
+
+@Suite("Token engine: shards")
+struct TokenEngineShardTests {
+    @Test func aShardedCacheKeepsItsTotalCapacityWhateverTheHashSpread() async throws {
+        let h = try EngineHarness(cacheCapacity: 256)
+        for index in 0..<1000 { _ = try await h.engine.token(for: .vehicle("vehicle-\(index)")) }
+        #expect(h.engine.statistics.cachedScopes == 256)
+        // The most recent ones are cached: the last vehicle is served without a fetch.
+        let fetches = h.engine.statistics.fetches
+        _ = try await h.engine.token(for: .vehicle("vehicle-999"))
+        #expect(h.engine.statistics.fetches == fetches)
+        h.engine.invalidateAll()
+        #expect(h.engine.statistics.cachedScopes == 0)
+        for index in 0..<300 { _ = try await h.engine.token(for: .vehicle("trip-\(index)")) }
+        #expect(h.engine.statistics.cachedScopes == 256)
+    }
+}

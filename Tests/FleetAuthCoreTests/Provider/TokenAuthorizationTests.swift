@@ -60,6 +60,12 @@ struct TokenAuthorizationTests {
             endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
         let token = try await provider.token(for: context)
         #expect(token.claims.covers(.vehicle("d-1")))
+        // The provider's own validated token (received on its clock), not the protocol's
+        // default wrapping of the raw value.
+        #expect(token.receivedAt == clock.now())
+        let value = try await provider.fetchToken(with: context)
+        #expect(value == token.value)
+        #expect((provider as? TokenProvider<DepotContext>)?.statistics.hits == 1)
         #expect(provider.invalidate(token.value, for: context))
     }
 }
