@@ -1,68 +1,87 @@
 import Foundation
 
-#if os(Linux) || os(Android) || os(Windows) || os(FreeBSD)
-    import Synchronization
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 /// A value guarded by a lock, shared by FleetAuth's own modules.
 ///
-/// Where `Synchronization.Mutex` has no OS-version floor (Linux and the other non-Apple
-/// systems) it is that: a futex-based lock stored inline. On Apple systems `Mutex` needs
-/// iOS 18 and macOS 15 while the SDK supports older ones, so there it wraps `NSLock`.
-#if os(Linux) || os(Android) || os(Windows) || os(FreeBSD)
-    package final class LockedState<State>: Sendable {
-        private let mutex: Mutex<Unprotected>
+/// The lock is the platform's own primitive, called directly: `os_unfair_lock` on Apple
+/// systems and a `pthread_mutex_t` elsewhere. (`Synchronization.Mutex` needs iOS 18 and
+/// macOS 15, and on Linux its futex is invisible to the thread sanitizer CI runs.)
+package final class LockedState<State>: @unchecked Sendable {
+    // Safe because `state` is only ever read or written inside `withLock`, which holds
+    // `lock` for the whole access, so no two threads touch it at once. `State` values
+    // never escape the closure by reference unless the caller copies them out, and the
+    // initializer requires `State: Sendable` for anything that crosses threads.
+    private let lock = PlatformLock()
+    private var state: State
 
-        /// Lets a `State` that is not itself `Sendable` live in the `Mutex`.
-        private struct Unprotected: @unchecked Sendable {
-            // Safe because the value is only reached through `mutex.withLock`, which gives
-            // one thread at a time exclusive access, and the initializer requires
-            // `State: Sendable` for anything that crosses threads.
-            var state: State
-        }
-
-        /// Creates the box with its first value.
-        package init(_ initialState: State) where State: Sendable {
-            mutex = Mutex(Unprotected(state: initialState))
-        }
-
-        /// Runs `body` with exclusive access to the state. Never call back into user code
-        /// (completions, observers) from inside `body`.
-        @inline(__always)
-        package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-            try mutex.withLock { (box: inout Unprotected) throws -> Unchecked<Result> in
-                Unchecked(value: try body(&box.state))
-            }.value
-        }
-
-        /// Carries a result out of the lock; the caller owns it from then on.
-        private struct Unchecked<Value>: @unchecked Sendable {
-            // Safe because the value is handed from the closure, which ran under the lock,
-            // to the one caller that asked for it; nothing else holds it.
-            let value: Value
-        }
+    /// Creates the box with its first value.
+    package init(_ initialState: State) where State: Sendable {
+        self.state = initialState
     }
-#else
-    package final class LockedState<State>: @unchecked Sendable {
-        // Safe because `state` is only ever read or written inside `withLock`, which holds
-        // `lock` for the whole access, so no two threads touch it at once. `State` values
-        // never escape the closure by reference unless the caller copies them out, and the
-        // initializer requires `State: Sendable` for anything that crosses threads.
-        private let lock = NSLock()
-        private var state: State
 
-        /// Creates the box with its first value.
-        package init(_ initialState: State) where State: Sendable {
-            self.state = initialState
-        }
-
-        /// Runs `body` with exclusive access to the state. Never call back into user code
-        /// (completions, observers) from inside `body`.
-        @inline(__always)
-        package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-            lock.lock()
-            defer { lock.unlock() }
-            return try body(&state)
-        }
+    /// Runs `body` with exclusive access to the state. Never call back into user code
+    /// (completions, observers) from inside `body`.
+    @inline(__always)
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
     }
-#endif
+}
+
+/// The platform's lock primitive at a stable address, as it requires.
+package struct PlatformLock: ~Copyable, @unchecked Sendable {
+    // Safe because the primitive is only touched through the platform's lock and unlock
+    // calls, which are thread-safe by definition; the pointer is never exposed.
+    #if canImport(Darwin)
+        private let primitive: UnsafeMutablePointer<os_unfair_lock>
+    #else
+        private let primitive: UnsafeMutablePointer<pthread_mutex_t>
+    #endif
+
+    /// Creates an unlocked lock.
+    package init() {
+        primitive = .allocate(capacity: 1)
+        #if canImport(Darwin)
+            primitive.initialize(to: os_unfair_lock())
+        #else
+            primitive.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(primitive, nil)
+        #endif
+    }
+
+    deinit {
+        #if !canImport(Darwin)
+            pthread_mutex_destroy(primitive)
+        #endif
+        primitive.deinitialize(count: 1)
+        primitive.deallocate()
+    }
+
+    /// Waits for and takes the lock.
+    @inline(__always)
+    package func lock() {
+        #if canImport(Darwin)
+            os_unfair_lock_lock(primitive)
+        #else
+            pthread_mutex_lock(primitive)
+        #endif
+    }
+
+    /// Releases the lock.
+    @inline(__always)
+    package func unlock() {
+        #if canImport(Darwin)
+            os_unfair_lock_unlock(primitive)
+        #else
+            pthread_mutex_unlock(primitive)
+        #endif
+    }
+}

@@ -64,6 +64,13 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         AuthorizationScope(kind: .trip, id: id)
     }
 
+    /// Hashes the IDs only: scopes of different kinds with one ID are rare in one cache
+    /// and stay apart by `==`, and every lookup pays for this hash.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        if let taskID { hasher.combine(taskID) }
+    }
+
     /// `vehicle v-42`, `vehicle v-42 task t-1` or `trip t-7`. IDs are not secrets.
     public var description: String {
         if let taskID { return "\(kind) \(id) task \(taskID)" }

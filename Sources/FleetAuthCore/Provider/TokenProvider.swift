@@ -49,14 +49,19 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         @inlinable
         nonisolated(nonsending) public func fetchToken(with authorizationContext: Context?) async throws -> String {
             // Inlinable so that apps get it specialized for their context type: this is the
-            // call made at every location update.
-            try await Self.fetch(authorizationContext, from: engine).value
+            // call made at every location update. A cached token takes the synchronous path,
+            // with no further async frame.
+            if let authorizationContext, let token = engine.cachedUsableToken(for: authorizationContext.scope) {
+                return token.value
+            }
+            return try await Self.fetch(authorizationContext, from: engine).value
         }
 
         /// The token with its expiry and claims, for callers that need more than the value.
         @inlinable
         nonisolated(nonsending) public func token(for authorizationContext: Context) async throws -> AuthToken {
-            try await engine.token(for: authorizationContext.scope)
+            if let token = engine.cachedUsableToken(for: authorizationContext.scope) { return token }
+            return try await engine.token(for: authorizationContext.scope)
         }
     #else
         /// A token value for the context.

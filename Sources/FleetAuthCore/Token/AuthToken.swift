@@ -11,15 +11,17 @@ public import Foundation
 public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
-    private final class Storage: Sendable {
+    private final class Storage: @unchecked Sendable {
+        // Safe because every stored property is a `let` except `decoded`, which is read
+        // and written only while holding this object's stripe of `ClaimsLocks`.
         let value: String
         let scope: AuthorizationScope
         let receivedAt: Date
         let expiresAt: Date
         let lifetime: TimeInterval
         /// The decoded claims, filled on first use: most tokens never need them, and a
-        /// cache of 100,000 should not carry them all.
-        let decodedClaims = LockedState<DecodedClaims?>(nil)
+        /// cache of 100,000 should not carry them all (nor a lock each).
+        private var decoded: JWTClaims?
 
         init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval) {
             self.value = value
@@ -30,20 +32,34 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
         }
 
         var claims: JWTClaims {
-            if let decoded = decodedClaims.withLock({ $0 }) { return decoded.claims }
+            let stripe = ClaimsLocks.stripe(for: self)
+            stripe.lock()
+            let cached = decoded
+            stripe.unlock()
+            if let cached { return cached }
             // Decoded outside the lock; two first readers may both decode, one result stays.
-            let decoded = DecodedClaims(claims: (try? JWTDecoder.decode(value)) ?? JWTClaims())
-            return decodedClaims.withLock { stored in
-                if stored == nil { stored = decoded }
-                return stored!.claims
-            }
+            let fresh = (try? JWTDecoder.decode(value)) ?? JWTClaims()
+            stripe.lock()
+            defer { stripe.unlock() }
+            if decoded == nil { decoded = fresh }
+            return decoded!
         }
     }
 
-    /// Claims kept behind one reference, so an undecoded token pays for a pointer only.
-    private final class DecodedClaims: Sendable {
-        let claims: JWTClaims
-        init(claims: JWTClaims) { self.claims = claims }
+    /// Locks shared by every token's claims, picked by the token's storage address: a
+    /// token carries no lock of its own.
+    private enum ClaimsLocks {
+        final class Stripe: Sendable {
+            let primitive = PlatformLock()
+            func lock() { primitive.lock() }
+            func unlock() { primitive.unlock() }
+        }
+
+        static let stripes = (0..<64).map { _ in Stripe() }
+
+        static func stripe(for object: AnyObject) -> Stripe {
+            stripes[ObjectIdentifier(object).hashValue & 63]
+        }
     }
 
     private let storage: Storage

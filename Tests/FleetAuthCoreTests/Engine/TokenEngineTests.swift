@@ -216,3 +216,22 @@ struct TokenEngineShardTests {
         #expect(h.engine.statistics.cachedScopes == 256)
     }
 }
+
+@Suite("Token engine: the synchronous lookup")
+struct TokenEngineSynchronousLookupTests {
+    let v42 = AuthorizationScope.vehicle("v-42")
+
+    @Test func itAnswersFromTheCacheOrSaysAFetchIsNeeded() async throws {
+        let h = try EngineHarness(refresh: RefreshPolicy(adaptsToTraffic: false))
+        #expect(h.engine.cachedUsableToken(for: v42) == nil)
+        #expect(h.transport.requestCount == 0)  // it never fetches on its own
+        let first = try await h.engine.token(for: v42)
+        #expect(h.engine.cachedUsableToken(for: v42) == first)
+        h.clock.advance(by: 3000)  // stale: handed out, and one refresh starts
+        #expect(h.engine.cachedUsableToken(for: v42) == first)
+        await h.engine.waitUntilIdle()
+        #expect(h.transport.requestCount == 2)
+        h.clock.advance(by: 3400)  // the refreshed token is expiring too: a fetch is needed
+        #expect(h.engine.cachedUsableToken(for: v42) == nil)
+    }
+}

@@ -79,4 +79,20 @@ struct AuthTokenTests {
     func scopeValidation(scope: AuthorizationScope, valid: Bool) {
         #expect(((try? scope.validated()) != nil) == valid)
     }
+
+    @Test func claimsAreDecodedOnceAndSharedByEveryCopyAndThread() async {
+        let value = InMemoryTokenBackend.jwt(payload: ["iat": 1_800_000_000, "exp": 1_800_003_600, "aud": "fleet"])
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let token = AuthToken(
+            value: value, scope: .vehicle("v-1"), receivedAt: now, expiresAt: now.addingTimeInterval(3600),
+            lifetime: 3600)
+        let audiences = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<64 { group.addTask { token.claims.audience } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(audiences.count == 64 && audiences.allSatisfy { $0 == ["fleet"] })
+        #expect(token.claims.expiresAt == Date(timeIntervalSince1970: 1_800_003_600))
+        let opaque = AuthToken(value: "opaque", scope: .vehicle("v-1"), receivedAt: now, expiresAt: now, lifetime: 0)
+        #expect(opaque.claims == JWTClaims())
+    }
 }
