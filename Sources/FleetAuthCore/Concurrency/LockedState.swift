@@ -11,7 +11,7 @@ import Foundation
 /// A value guarded by a lock, shared by FleetAuth's own modules.
 ///
 /// The lock is the platform's own primitive, called directly: `os_unfair_lock` on Apple
-/// systems and a `pthread_mutex_t` elsewhere. (`Synchronization.Mutex` needs iOS 18 and
+/// systems and a `pthread_mutex_t` elsewhere (adaptive on Linux: it spins before it sleeps). (`Synchronization.Mutex` needs iOS 18 and
 /// macOS 15, and on Linux its futex is invisible to the thread sanitizer CI runs.)
 package final class LockedState<State>: @unchecked Sendable {
     // Safe because `state` is only ever read or written inside `withLock`, which holds
@@ -53,7 +53,15 @@ package struct PlatformLock: ~Copyable, @unchecked Sendable {
             primitive.initialize(to: os_unfair_lock())
         #else
             primitive.initialize(to: pthread_mutex_t())
-            pthread_mutex_init(primitive, nil)
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            #if os(Linux)
+                // Spin briefly before sleeping: the sections guarded here are a few hundred
+                // nanoseconds, far shorter than a trip through the kernel.
+                pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+            #endif
+            pthread_mutex_init(primitive, &attributes)
+            pthread_mutexattr_destroy(&attributes)
         #endif
     }
 

@@ -53,13 +53,11 @@ public final class TokenEngine: Sendable {
     @inline(__always)
     func shard(for scope: AuthorizationScope) -> LockedState<TokenEngineState> {
         guard shards.count > 1 else { return shards[0] }
-        var mix = UInt32(truncatingIfNeeded: scope.id.utf8.count)
-        var index = scope.id.utf8.endIndex
-        for _ in 0..<min(4, scope.id.utf8.count) {
-            index = scope.id.utf8.index(before: index)
-            mix = (mix &* 31) &+ UInt32(scope.id.utf8[index])
-        }
-        mix ^= mix >> 7
+        let mix = scope.id.utf8.withContiguousStorageIfAvailable { bytes -> UInt32 in
+            var mix = UInt32(truncatingIfNeeded: bytes.count)
+            for byte in bytes.suffix(4) { mix = (mix &* 31) &+ UInt32(byte) }
+            return mix ^ (mix >> 7)
+        } ?? UInt32(truncatingIfNeeded: scope.id.hashValue)
         return shards[Int(mix % UInt32(shards.count))]
     }
 
