@@ -64,12 +64,31 @@ public enum HostileAnswers {
         return await fetch.result
     }
 
+    /// Answers `answer` in memory, the way the loopback fixture answers it over HTTP.
+    public static func respond(with answer: HostileAnswer, clock: ManualWallClock) async throws
+        -> TransportResponse
+    {
+        switch answer.delivery {
+        case .http(let status, let headers, let body):
+            return TransportResponse(status: status, headers: headers, body: body)
+        case .oversized(let count):
+            return TransportResponse(status: 200, body: Data(repeating: UInt8(ascii: "a"), count: count))
+        case .redirectToOtherHost:
+            return TransportResponse(status: 302, headers: ["Location": "https://elsewhere.example/token"])
+        case .slow:
+            try await clock.sleep(for: 86_400)
+            return TransportResponse(status: 200)
+        case .refused: throw URLError(.cannotConnectToHost)
+        case .closedMidBody: throw URLError(.networkConnectionLost)
+        }
+    }
+
     /// Every hostile answer.
     public static func all(now: Date) -> [HostileAnswer] {
         let t = now.timeIntervalSince1970.rounded(.down)
         func jwt(_ edit: (inout [String: Any]) -> Void = { _ in }) -> String {
             var payload: [String: Any] = [
-                "iss": "minter", "sub": "minter", "aud": "https://fleet.example.com/", "iat": t, "exp": t + 3600,
+                "iss": "minter", "sub": "minter", "aud": TokenRules.fleetServiceAudience, "iat": t, "exp": t + 3600,
                 "authorization": ["vehicleid": "v-42"],
             ]
             edit(&payload)
@@ -181,6 +200,13 @@ public enum HostileAnswers {
                     }
                 ]), .lifetimeTooShort),
             // Tokens for someone else.
+            answer(
+                "token for another audience", body: json(["token": jwt { $0["aud"] = "https://fleet.example.com/" }]),
+                .audienceMismatch),
+            answer("token with no audience", body: json(["token": jwt { $0["aud"] = nil }]), .audienceMismatch),
+            answer(
+                "wildcard token for every vehicle", body: json(["token": jwt { $0["authorization"] = ["vehicleid": "*"] }]),
+                .wildcardRefused),
             answer(
                 "token for another vehicle", body: json(["token": jwt { $0["authorization"] = ["vehicleid": "v-43"] }]),
                 .scopeMismatch),

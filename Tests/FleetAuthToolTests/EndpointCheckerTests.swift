@@ -74,6 +74,7 @@ struct EndpointCheckerTests {
         ("expiry-agreement", "/token/expiration-timestamp-ms?expiryScale=0.001", []),
         ("header.alg", "/token/token-only?alg=none", []),
         ("aud", "/token/token-only?noAud=1", []),
+        ("aud", "/token/token-only", ["--audience", "https://fleet.example.com/"]),
         ("lifetime", "/token/token-only?lifetime=7200", []),
         ("lifetime", "/token/token-only?lifetime=200", []),
         ("lifetime", "/token/token-only?iatOffset=-4000", []),
@@ -111,6 +112,12 @@ struct EndpointCheckerTests {
             transport: InMemoryTransportStub(body: #"{"token":"x"}"#)
         ).run()
         #expect(report.findings.first { $0.check == "date-header" }?.verdict == .warning)
+    }
+
+    @Test func theAudienceCheckCanBeTurnedOffLikeTheSDKs() async {
+        let run = await check("/token/token-only?noAud=1", ["--audience", "none"])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.line("aud")?.hasPrefix("  warning") == true, "\(run.output)")
     }
 
     @Test func wildcardIsAWarningWhenAllowed() async {

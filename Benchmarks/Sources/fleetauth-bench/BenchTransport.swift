@@ -33,7 +33,7 @@ final class BenchTransport: HTTPTransport {
             header: ["alg": "RS256", "typ": "JWT", "kid": "bench-key"],
             payload: [
                 "iss": "bench@example.iam.gserviceaccount.com", "sub": "bench@example.iam.gserviceaccount.com",
-                "aud": "https://fleet.example.com/", "iat": now, "exp": now + lifetime, "jti": serial,
+                "aud": TokenRules.fleetServiceAudience, "iat": now, "exp": now + lifetime, "jti": serial,
                 "authorization": ["vehicleid": vehicleID],
             ])
         let body = try JSONSerialization.data(withJSONObject: ["token": token, "expiration": now + lifetime])

@@ -13,15 +13,19 @@ package struct TokenResponseParser: Sendable {
     package var format: TokenResponseFormat
     /// The lifetime rules.
     package var policy: RefreshPolicy
+    /// The audience and wildcard rules.
+    package var rules: TokenRules
     /// The largest body accepted, in bytes.
     package var maximumResponseBytes: Int
 
     /// Creates a parser.
     package init(
-        format: TokenResponseFormat, policy: RefreshPolicy = RefreshPolicy(), maximumResponseBytes: Int = 64 * 1024
+        format: TokenResponseFormat, policy: RefreshPolicy = RefreshPolicy(), rules: TokenRules = TokenRules(),
+        maximumResponseBytes: Int = 64 * 1024
     ) {
         self.format = format
         self.policy = policy
+        self.rules = rules
         self.maximumResponseBytes = maximumResponseBytes
     }
 
@@ -74,7 +78,8 @@ package struct TokenResponseParser: Sendable {
             )
         }
         let lifetime = claims.issuedLifetime ?? remaining
-        guard lifetime <= policy.maximumLifetime + policy.expiryTolerance else {
+        // Exactly the fleet service's limit: tolerance is for clock skew, not lifetimes.
+        guard lifetime <= policy.maximumLifetime else {
             throw FleetAuthError(
                 code: .lifetimeTooLong,
                 message:
@@ -90,6 +95,7 @@ package struct TokenResponseParser: Sendable {
                     "The token arrived with \(Int(remaining)) s of its \(Int(lifetime)) s left, too little to use; mint tokens that live at least \(Int(policy.minimumLifetime)) s and serve them fresh."
             )
         }
+        if let violation = rules.audienceViolation(in: claims) { throw violation }
         guard claims.covers(scope) else {
             let named = claims.authorization.keys.sorted().joined(separator: ", ")
             throw FleetAuthError(
@@ -98,6 +104,7 @@ package struct TokenResponseParser: Sendable {
                     "The token's `authorization` claim (\(named.isEmpty ? "absent" : "keys: \(named)")) does not name \(scope); mint the token for the ID in the request."
             )
         }
+        if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
         return AuthToken(
             value: value, scope: scope, receivedAt: receivedAt,
             expiresAt: receivedAt.addingTimeInterval(remaining), lifetime: lifetime)

@@ -11,8 +11,10 @@ extension TokenEngine {
         public var refresh: RefreshPolicy
         /// Retries, deadline and cooldown.
         public var retry: RetryPolicy
-        /// The most scopes kept in the cache (default 1,024); the least recently used one
-        /// is dropped. Keep it above the number of vehicles or trips served at once.
+        /// The audience a token must name and whether wildcard tokens may be used.
+        public var rules: TokenRules
+        /// The most scopes kept in the cache (default 1,024); one not used since the last
+        /// sweep is dropped. Keep it above the number of vehicles or trips served at once.
         public var cacheCapacity: Int
         /// Receives ``TokenEvent``s; `nil` for none.
         public var observer: (@Sendable (TokenEvent) -> Void)?
@@ -20,14 +22,15 @@ extension TokenEngine {
         /// Creates a configuration with the contract's defaults.
         public init(
             endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
-            refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), cacheCapacity: Int = 1024,
-            observer: (@Sendable (TokenEvent) -> Void)? = nil
+            refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), rules: TokenRules = TokenRules(),
+            cacheCapacity: Int = 1024, observer: (@Sendable (TokenEvent) -> Void)? = nil
         ) {
             self.endpoint = endpoint
             self.transport = transport
             self.clock = clock
             self.refresh = refresh
             self.retry = retry
+            self.rules = rules
             self.cacheCapacity = cacheCapacity
             self.observer = observer
         }

@@ -41,7 +41,8 @@ public final class TokenEngine: Sendable {
         self.observer = observer
         self.fetcher = TokenFetcher(
             endpoint: configuration.endpoint, transport: configuration.transport, clock: configuration.clock,
-            refresh: configuration.refresh, retry: configuration.retry, emit: { event in observer?(event) })
+            refresh: configuration.refresh, retry: configuration.retry, rules: configuration.rules,
+            emit: { event in observer?(event) })
         // Every shard may hold up to the whole capacity; `cachedCount` keeps the total to it.
         let shardCount = configuration.cacheCapacity >= 256 ? 16 : 1
         let capacity = configuration.cacheCapacity

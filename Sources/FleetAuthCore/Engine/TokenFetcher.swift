@@ -19,7 +19,7 @@ package struct TokenFetcher: Sendable {
 
     package init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock, refresh: RefreshPolicy,
-        retry: RetryPolicy, emit: @escaping @Sendable (TokenEvent) -> Void,
+        retry: RetryPolicy, rules: TokenRules = TokenRules(), emit: @escaping @Sendable (TokenEvent) -> Void,
         randomUnit: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
         self.endpoint = endpoint
@@ -27,7 +27,7 @@ package struct TokenFetcher: Sendable {
         self.clock = clock
         self.retry = retry
         self.parser = TokenResponseParser(
-            format: endpoint.format, policy: refresh, maximumResponseBytes: endpoint.maximumResponseBytes)
+            format: endpoint.format, policy: refresh, rules: rules, maximumResponseBytes: endpoint.maximumResponseBytes)
         self.emit = emit
         self.randomUnit = randomUnit
     }

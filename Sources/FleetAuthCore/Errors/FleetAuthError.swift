@@ -13,7 +13,7 @@ public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringC
             case missingContext, invalidContext, invalidConfiguration, insecureEndpoint, credentialsUnavailable
             case transportFailure, timedOut, unexpectedStatus, redirectRefused, responseTooLarge
             case malformedResponse, malformedToken, missingExpiry, expiryMismatch
-            case tokenExpired, lifetimeTooShort, lifetimeTooLong, scopeMismatch
+            case tokenExpired, lifetimeTooShort, lifetimeTooLong, scopeMismatch, audienceMismatch, wildcardRefused
             case rejectedTokenReissued, signedOut, emptyProviderResponse
         }
         private let value: Value
@@ -54,6 +54,10 @@ public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringC
         public static let lifetimeTooLong = Code(value: .lifetimeTooLong)
         /// The token's `authorization` claim does not cover the requested vehicle or trip.
         public static let scopeMismatch = Code(value: .scopeMismatch)
+        /// The token's `aud` is not the audience the fleet service requires.
+        public static let audienceMismatch = Code(value: .audienceMismatch)
+        /// The token covers every vehicle or trip (`"*"`), and wildcards are not allowed.
+        public static let wildcardRefused = Code(value: .wildcardRefused)
         /// A forced refetch returned the token the fleet service had just rejected.
         public static let rejectedTokenReissued = Code(value: .rejectedTokenReissued)
         /// `invalidateAll()` ran (sign-out) while this fetch was in flight.

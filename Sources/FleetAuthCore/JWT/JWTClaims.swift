@@ -49,6 +49,16 @@ public struct JWTClaims: Sendable, Equatable {
         return false
     }
 
+    /// Whether the claim covers `scope` through the wildcard and not by naming its ID.
+    public func coversOnlyByWildcard(_ scope: AuthorizationScope) -> Bool {
+        var wildcard = false
+        for (key, ids) in authorization where scope.kind.claimKeys.contains(key.lowercased()) {
+            if ids.contains(scope.id) { return false }
+            if ids.contains(Self.wildcard) { wildcard = true }
+        }
+        return wildcard
+    }
+
     /// The token's lifetime as issued (`exp − iat`), if both are present.
     public var issuedLifetime: TimeInterval? {
         guard let issuedAt, let expiresAt else { return nil }

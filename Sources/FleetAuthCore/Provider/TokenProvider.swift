@@ -20,12 +20,12 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// Creates a provider; see ``TokenEngine/Configuration`` for each parameter.
     public convenience init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
-        refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), cacheCapacity: Int = 1024,
-        observer: (@Sendable (TokenEvent) -> Void)? = nil
+        refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), rules: TokenRules = TokenRules(),
+        cacheCapacity: Int = 1024, observer: (@Sendable (TokenEvent) -> Void)? = nil
     ) throws(FleetAuthError) {
         try self.init(
             configuration: TokenEngine.Configuration(
-                endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry,
+                endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry, rules: rules,
                 cacheCapacity: cacheCapacity, observer: observer))
     }
 

@@ -34,7 +34,7 @@ public final class InMemoryTokenBackend: Sendable {
         public init(
             lifetime: TimeInterval = 3600, format: TokenResponseFormat = .tokenOnly, clockOffset: TimeInterval = 0,
             serviceAccount: String = "fleet-token-minter@example-project.iam.gserviceaccount.com",
-            audience: String = "https://fleet.example.com/", keyID: String = "in-memory-key-1",
+            audience: String = TokenRules.fleetServiceAudience, keyID: String = "in-memory-key-1",
             mintsWildcard: Bool = false, sendsDateHeader: Bool = true,
             editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)? = nil
         ) {

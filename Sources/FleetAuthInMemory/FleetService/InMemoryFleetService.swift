@@ -29,7 +29,7 @@ public final class InMemoryFleetService: Sendable {
 
         /// Creates a configuration; the audience matches ``InMemoryTokenBackend``'s default.
         public init(
-            audience: String = "https://fleet.example.com/", providerID: String = "demo-project",
+            audience: String = TokenRules.fleetServiceAudience, providerID: String = "demo-project",
             skewTolerance: TimeInterval = 600, maximumLifetime: TimeInterval = 3600
         ) {
             self.audience = audience

@@ -8,13 +8,15 @@ package enum FleetAuthCommand {
     package static let usage = """
         usage: fleetauth check-endpoint --url URL (--vehicle-id ID [--task-id ID] | --trip-id ID)
                                         [--header 'Name: value']... [--format PRESET] [--post]
-                                        [--allow-wildcard] [--timeout SECONDS] [--json]
+                                        [--allow-wildcard] [--audience AUD|none] [--timeout SECONDS] [--json]
 
         Fetches a token the way the FleetAuth SDK does and checks the answer: status,
         redirects, content type, size, shape and expiry unit, the JWT's header and claims,
         lifetime, the authorization claim and clock skew. Prints one line per check with
         what to fix; never prints the token (only its fingerprint) or header values.
 
+        --audience: the aud tokens must name, as the SDK requires (default
+        \(TokenRules.fleetServiceAudience)); none skips the check.
         PRESET: \(TokenResponseFormat.presetNames.map(\.name).joined(separator: ", "))
         (default: try every preset)
         Exit status: 0 nothing failed, 1 a check failed, 2 usage error.
@@ -62,6 +64,7 @@ package enum FleetAuthCommand {
         var format: TokenResponseFormat?
         var json = false
         var allowWildcard = false
+        var audience: String? = TokenRules.fleetServiceAudience
         var post = false
         var timeout: TimeInterval = 15
         var rest = arguments.dropFirst()[...]
@@ -99,6 +102,9 @@ package enum FleetAuthCommand {
                 timeout = seconds
             case "--json": json = true
             case "--allow-wildcard": allowWildcard = true
+            case "--audience":
+                let given = try value(flag)
+                audience = given == "none" ? nil : given
             case "--post": post = true
             default: throw UsageError(message: "unknown option \(flag)")
             }
@@ -113,7 +119,7 @@ package enum FleetAuthCommand {
                 message: "give exactly one of --vehicle-id and --trip-id (--task-id goes with --vehicle-id)")
         }
         let options = EndpointChecker.Options(
-            url: url, scope: scope, headers: headers, format: format, allowWildcard: allowWildcard,
+            url: url, scope: scope, headers: headers, format: format, allowWildcard: allowWildcard, audience: audience,
             method: post ? .post : .get, timeout: timeout)
         return (options, json)
     }

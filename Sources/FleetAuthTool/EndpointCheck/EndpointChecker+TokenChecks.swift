@@ -83,10 +83,17 @@ extension EndpointChecker {
     }
 
     func checkIdentity(_ claims: JWTClaims, into findings: inout [Finding]) {
-        findings.append(
-            claims.audience.isEmpty
-                ? Finding("aud", .failure, "missing", fix: "set aud to the fleet service's audience")
-                : Finding("aud", .ok, claims.audience.joined(separator: ", ")))
+        if rules.audienceViolation(in: claims) != nil, let expected = options.audience {
+            let found = claims.audience.isEmpty ? "missing" : claims.audience.joined(separator: ", ")
+            findings.append(
+                Finding(
+                    "aud", .failure, "\(found), expected \(expected)",
+                    fix: "mint tokens for \(expected), or pass --audience with the audience yours uses"))
+        } else if claims.audience.isEmpty {
+            findings.append(Finding("aud", .warning, "missing (not checked: --audience none)"))
+        } else {
+            findings.append(Finding("aud", .ok, claims.audience.joined(separator: ", ")))
+        }
         switch (claims.issuer, claims.subject) {
         case (let iss?, let sub?) where iss == sub: findings.append(Finding("iss/sub", .ok, iss))
         case (let iss?, let sub?):
@@ -148,7 +155,7 @@ extension EndpointChecker {
             findings.append(Finding("authorization", .ok, "covers \(scope)"))
         } else if granted.contains(JWTClaims.wildcard) {
             findings.append(
-                options.allowWildcard
+                rules.wildcardViolation(in: claims, for: scope) == nil
                     ? Finding(
                         "authorization", .warning, "wildcard \"*\" (allowed by --allow-wildcard)",
                         fix: "mint tokens for one \(scope.kind) in apps")

@@ -20,6 +20,9 @@ package struct EndpointChecker: Sendable {
         package var format: TokenResponseFormat?
         /// Accept a wildcard `authorization` claim with a warning instead of a failure.
         package var allowWildcard: Bool
+        /// The audience tokens must name; `nil` skips the check. Default: the fleet
+        /// service's, as the SDK's.
+        package var audience: String?
         /// `POST` instead of `GET`.
         package var method: TransportRequest.Method
         /// Seconds the request may take.
@@ -28,8 +31,10 @@ package struct EndpointChecker: Sendable {
         /// Creates options.
         package init(
             url: String, scope: AuthorizationScope, headers: [String: String] = [:], format: TokenResponseFormat? = nil,
-            allowWildcard: Bool = false, method: TransportRequest.Method = .get, timeout: TimeInterval = 15
+            allowWildcard: Bool = false, audience: String? = TokenRules.fleetServiceAudience,
+            method: TransportRequest.Method = .get, timeout: TimeInterval = 15
         ) {
+            self.audience = audience
             self.url = url
             self.scope = scope
             self.headers = headers
@@ -40,10 +45,13 @@ package struct EndpointChecker: Sendable {
         }
     }
 
-    /// The fleet service's limits, as the checks apply them.
-    static let maximumLifetime: TimeInterval = 3600
-    static let minimumRemainingLife: TimeInterval = 300
+    /// The fleet service's limits: the SDK's own defaults, so both judge alike.
+    static let maximumLifetime: TimeInterval = RefreshPolicy().maximumLifetime
+    static let minimumRemainingLife: TimeInterval = RefreshPolicy().minimumRemainingLifetime
     static let clockSkewTolerance: TimeInterval = 600
+
+    /// The audience and wildcard rules the SDK would apply with these options.
+    var rules: TokenRules { TokenRules(expectedAudience: options.audience, allowsWildcard: options.allowWildcard) }
     static let bodyCap = 64 * 1024
 
     /// What to check.

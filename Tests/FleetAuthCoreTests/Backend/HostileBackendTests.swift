@@ -16,21 +16,7 @@ struct HostileBackendTests {
     func answerIsATypedErrorAndNothingIsCached(answer: HostileAnswer) async throws {
         let clock = ManualWallClock(now: Self.now)
         let transport = InMemoryTransport(clock: clock)
-        transport.route("/token") { request in
-            switch answer.delivery {
-            case .http(let status, let headers, let body):
-                return TransportResponse(status: status, headers: headers, body: body)
-            case .oversized(let count):
-                return TransportResponse(status: 200, body: Data(repeating: UInt8(ascii: "a"), count: count))
-            case .redirectToOtherHost:
-                return TransportResponse(status: 302, headers: ["Location": "https://elsewhere.example/token"])
-            case .slow:
-                try await clock.sleep(for: 86_400)
-                return TransportResponse(status: 200)
-            case .refused: throw URLError(.cannotConnectToHost)
-            case .closedMidBody: throw URLError(.networkConnectionLost)
-            }
-        }
+        transport.route("/token") { _ in try await HostileAnswers.respond(with: answer, clock: clock) }
         let engine = try HostileAnswers.engine(
             url: "https://backend.example.com/token", answer: answer, transport: transport, clock: clock)
         let outcome = await HostileAnswers.fetch(answer, from: engine, clock: clock)

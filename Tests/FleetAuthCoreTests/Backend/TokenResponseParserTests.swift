@@ -77,8 +77,38 @@ struct TokenResponseParserTests {
         _ = try parse(response, format: .tokenWithExpirationTimestampMilliseconds)
     }
 
-    @Test func wildcardCoversAnyVehicle() throws {
-        _ = try parse(Answers.json(["token": Answers.jwt(id: "*")]))
+    @Test func wildcardIsRefusedUnlessAllowed() throws {
+        let answer = Answers.json(["token": Answers.jwt(id: "*")])
+        #expect(throws: FleetAuthError.self) { _ = try parse(answer) }
+        do {
+            _ = try parse(answer)
+        } catch {
+            #expect(error.code == .wildcardRefused)
+        }
+        let trusted = TokenResponseParser(format: .tokenOnly, rules: TokenRules(allowsWildcard: true))
+        _ = try trusted.token(from: answer, for: scope, receivedAt: now)
+    }
+
+    @Test func aTokenForAnotherAudienceIsRefusedNamingBoth() throws {
+        let answer = Answers.json(["token": Answers.jwt(extra: ["aud": "https://other.example/"])])
+        do {
+            _ = try parse(answer)
+            Issue.record("a token for another audience was accepted")
+        } catch {
+            #expect(error.code == .audienceMismatch)
+            #expect(error.message.contains("https://other.example/"))
+            #expect(error.message.contains(TokenRules.fleetServiceAudience))
+        }
+        let own = TokenResponseParser(format: .tokenOnly, rules: TokenRules(expectedAudience: "https://other.example/"))
+        _ = try own.token(from: answer, for: scope, receivedAt: now)
+        let unchecked = TokenResponseParser(format: .tokenOnly, rules: TokenRules(expectedAudience: nil))
+        _ = try unchecked.token(from: answer, for: scope, receivedAt: now)
+    }
+
+    @Test(arguments: [(3600.0, true), (3601, false), (3660, false)])
+    func lifetimesOverAnHourAreRefusedExactly(lifetime: TimeInterval, accepted: Bool) {
+        let answer = Answers.json(["token": Answers.jwt(lifetime: lifetime)])
+        #expect(((try? parse(answer)) != nil) == accepted)
     }
 
     @Test func shortLivedTokenIsAcceptedWhenFresh() throws {
@@ -155,7 +185,9 @@ struct TokenResponseParserTests {
         ),
         (
             "no authorization claim",
-            Answers.json(["token": InMemoryTokenBackend.jwt(payload: ["iat": 1_800_000_000, "exp": 1_800_003_600])]),
+            Answers.json(["token": InMemoryTokenBackend.jwt(payload: [
+                    "iat": 1_800_000_000, "exp": 1_800_003_600, "aud": TokenRules.fleetServiceAudience,
+                ])]),
             .tokenOnly, .scopeMismatch
         ),
         (

@@ -10,7 +10,7 @@ struct InMemoryFleetServiceTests {
 
     func token(_ edit: (inout [String: Any]) -> Void = { _ in }) -> String {
         var payload: [String: Any] = [
-            "aud": "https://fleet.example.com/", "iat": now, "exp": now + 3600, "authorization": ["vehicleid": "v-1"],
+            "aud": TokenRules.fleetServiceAudience, "iat": now, "exp": now + 3600, "authorization": ["vehicleid": "v-1"],
         ]
         edit(&payload)
         return InMemoryTokenBackend.jwt(payload: payload)

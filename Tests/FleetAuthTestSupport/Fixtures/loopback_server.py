@@ -14,7 +14,7 @@ E = 65537
 D = 0x1669482b53eda7b5b8ec173285736199e90efbdfc74f5fb488527f34b14e9702f49a50b1ac0e6c489283bd19f8a650ddb8e10791a67625836d98be4ed62648fe2c8ad802d93050283edddedc071f99e3b93cb182f65c7c3df741f420877812e966c816f0e6a2e5642dd6b40e870270df826da79326fd2029235d612d238c5c75c02add302cafb03efc7736dfc4ae7d8e85c5afa36ffbe24b2f91483d0214dcf7479e9778f83ee0d65ec8d97934e7816be3f7d5272ec01eba2a39458d586b582c765ad81b1931dfa1b049352f656c1e74950046f975f89f7cddd7f0d33796b998b104c4416c2b62aaa6410156d9507a5a7b18c89748dbed3e6b2e1548be9bea61
 KEY_ID = "loopback-test-key-1"
 ACCOUNT = "fleet-token-minter@loopback-project.iam.gserviceaccount.com"
-AUDIENCE = "https://fleet.example.com/"
+AUDIENCE = "https://fleetengine.googleapis.com/"  # the fleet service's audience, FleetAuth's default
 SHA256_PREFIX = bytes.fromhex("3031300d060960864801650304020105000420")
 
 

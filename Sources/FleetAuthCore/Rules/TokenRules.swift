@@ -1,0 +1,51 @@
+/// The fleet service's rules for a token that FleetAuth enforces beyond its form and
+/// lifetime: the audience it is minted for, and whether a wildcard token may be used.
+///
+/// The SDK fails a fetch on the first rule a token breaks; `fleetauth check-endpoint` applies
+/// the same rules and reports every one.
+///
+/// ```swift
+/// // A fleet simulator on a trusted server, against a test project's own audience:
+/// let rules = TokenRules(expectedAudience: "https://fleet.test.example/", allowsWildcard: true)
+/// ```
+public struct TokenRules: Sendable, Hashable {
+    /// The audience the fleet service requires: `https://fleetengine.googleapis.com/`.
+    public static let fleetServiceAudience = "https://fleetengine.googleapis.com/"
+
+    /// The `aud` a token must name; `nil` skips the check. Default
+    /// ``fleetServiceAudience``.
+    public var expectedAudience: String?
+    /// Whether a token whose `authorization` claim is the wildcard `"*"` may be used.
+    /// Default `false`: a phone must not hold a token for every vehicle. Set it for
+    /// trusted server-side use, such as a fleet simulator.
+    public var allowsWildcard: Bool
+
+    /// Creates rules; the defaults are the fleet service's for apps on phones.
+    public init(expectedAudience: String? = fleetServiceAudience, allowsWildcard: Bool = false) {
+        self.expectedAudience = expectedAudience
+        self.allowsWildcard = allowsWildcard
+    }
+
+    /// The error for a token whose `aud` does not name ``expectedAudience``; `nil` when
+    /// it does or the check is off.
+    public func audienceViolation(in claims: JWTClaims) -> FleetAuthError? {
+        guard let expectedAudience, !claims.audience.contains(expectedAudience) else { return nil }
+        let found = claims.audience.isEmpty ? "none" : claims.audience.map { "\"\($0)\"" }.joined(separator: ", ")
+        return FleetAuthError(
+            code: .audienceMismatch,
+            message:
+                "The token's audience (aud: \(found)) is not \"\(expectedAudience)\", so the fleet service would reject it; mint it for that audience, or configure the expected audience if yours differs."
+        )
+    }
+
+    /// The error for a token that covers `scope` only through the wildcard while
+    /// wildcards are refused; `nil` otherwise.
+    public func wildcardViolation(in claims: JWTClaims, for scope: AuthorizationScope) -> FleetAuthError? {
+        guard !allowsWildcard, claims.coversOnlyByWildcard(scope) else { return nil }
+        return FleetAuthError(
+            code: .wildcardRefused,
+            message:
+                "The token's `authorization` claim is the wildcard \"*\" (every \(scope.kind)); an app must get a token for its own \(scope.kind). Mint it for the requested ID, or allow wildcards for trusted server-side use."
+        )
+    }
+}
