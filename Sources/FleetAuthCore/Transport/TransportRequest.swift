@@ -1,7 +1,7 @@
 public import Foundation
 
 /// An HTTP request as FleetAuth hands it to an ``HTTPTransport``.
-public struct TransportRequest: Sendable, CustomStringConvertible {
+public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflectable {
     /// An HTTP method. New methods can be made with ``init(_:)``.
     public struct Method: Hashable, Sendable, CustomStringConvertible {
         /// The method's name, such as `GET`.
@@ -50,6 +50,17 @@ public struct TransportRequest: Sendable, CustomStringConvertible {
     public var description: String {
         let names = headers.keys.sorted().joined(separator: ", ")
         return "\(method) \(url.scheme ?? "?")://\(url.host ?? "?")\(url.path) headers: [\(names)]"
+    }
+
+    /// A mirror with header names and the body's size only, so `dump` and debuggers show
+    /// no credential or token.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method.rawValue, "url": "\(url.scheme ?? "?")://\(url.host ?? "?")\(url.path)",
+                "headerNames": headers.keys.sorted(), "bodyBytes": body?.count ?? 0, "timeout": timeout,
+            ], displayStyle: .struct)
     }
 }
 

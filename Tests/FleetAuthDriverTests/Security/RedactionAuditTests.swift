@@ -36,6 +36,9 @@ struct RedactionAuditTests {
         let capture: Capture
         func send(_ request: TransportRequest) async throws -> TransportResponse {
             capture.add(request.description)
+            var dumped = ""
+            dump(request, to: &dumped)
+            capture.add(dumped)
             let response = try await base.send(request)
             capture.add(response.description)
             return response
@@ -111,5 +114,16 @@ struct RedactionAuditTests {
                 }
             }
         }
+    }
+
+    @Test func dumpingARequestShowsNoHeaderValueOrBody() {
+        let secret = "eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.c2lnbmF0dXJl"
+        let request = TransportRequest(
+            method: .put, url: URL(string: "https://fleet.example.com/v1/providers/p/vehicles/v-1")!,
+            headers: ["Authorization": "Bearer \(secret)"], body: Data("{\"token\":\"\(secret)\"}".utf8))
+        var dumped = ""
+        dump(request, to: &dumped)
+        #expect(!dumped.contains("c2VjcmV0LXBheWxvYWQ") && !dumped.contains("Bearer"))
+        #expect(dumped.contains("Authorization") && dumped.contains("bodyBytes"))
     }
 }
