@@ -4,15 +4,19 @@ extension TokenEngine {
     /// The token is dropped only if it is still the cached one, so a late rejection of an
     /// older token does not cause a second refetch. Either way the value is remembered:
     /// a later fetch that returns it fails with `rejectedTokenReissued`.
+    /// - Parameters:
+    ///   - rejection: what the fleet service said, if known; a later
+    ///     `rejectedTokenReissued` error carries it as its cause.
     /// - Returns: whether the cached token was dropped.
     @discardableResult
-    public func invalidate(_ tokenValue: String, for scope: AuthorizationScope) -> Bool {
+    public func invalidate(_ tokenValue: String, for scope: AuthorizationScope, rejection: TokenRejection? = nil)
+        -> Bool
+    {
         let dropped = shard(for: scope).withLock { state -> Bool in
             var rejected = state.rejected[scope] ?? []
-            if !rejected.contains(tokenValue) {
-                rejected.append(tokenValue)
-                if rejected.count > 4 { rejected.removeFirst() }
-            }
+            rejected.removeAll { $0.value == tokenValue }
+            rejected.append(TokenEngineState.Rejected(value: tokenValue, rejection: rejection))
+            if rejected.count > 4 { rejected.removeFirst() }
             state.rejected[scope] = rejected
             guard state.cache.peek(scope)?.token.value == tokenValue else { return false }
             state.cache.remove(scope)

@@ -153,7 +153,9 @@ public final class TokenEngine: Sendable {
                 switch registration {
                 case .joined: break
                 case .started(let flightID): launch(flight: flightID, for: scope)
-                case .done(let result): continuation.resume(with: result)
+                case .done(let result):
+                    if case .failure(let error as FleetAuthError) = result { emit(.failureReplayed(scope, error: error)) }
+                    continuation.resume(with: result)
                 }
             }
         } onCancel: {
@@ -190,13 +192,16 @@ public final class TokenEngine: Sendable {
         let waiters: [TokenEngineState.Waiter]? = shard(for: scope).withLock { state in
             guard let flight = state.flights[scope], flight.id == flightID else { return nil }
             state.flights[scope] = nil
-            if case .success(let token) = result, state.rejected[scope]?.contains(token.value) == true {
+            if case .success(let token) = result,
+                let rejected = state.rejected[scope]?.first(where: { $0.value == token.value })
+            {
+                let said = rejected.rejection.map { " The fleet service had said: \($0)." } ?? ""
                 result = .failure(
                     FleetAuthError(
                         code: .rejectedTokenReissued,
                         message:
-                            "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again.",
-                        scope: scope))
+                            "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again, and the fleet service's reason must be fixed first.\(said)",
+                        scope: scope, status: rejected.rejection?.status, underlyingError: rejected.rejection))
             }
             switch result {
             case .success(let token):

@@ -23,8 +23,15 @@ struct TokenEngineState {
     var cache: TokenCache
     var flights: [AuthorizationScope: Flight] = [:]
     var cooldowns: [AuthorizationScope: Cooldown] = [:]
-    /// Values the fleet service rejected, per scope; a fetch must not return them.
-    var rejected: [AuthorizationScope: [String]] = [:]
+    /// A value the fleet service rejected, with what it said.
+    struct Rejected {
+        let value: String
+        let rejection: TokenRejection?
+    }
+
+    /// Values the fleet service rejected, per scope (the last four); a fetch must not
+    /// return them.
+    var rejected: [AuthorizationScope: [Rejected]] = [:]
     var counter: UInt64 = 0
     var fetches = 0
     var hits = 0

@@ -15,6 +15,9 @@ public enum TokenEvent: Sendable, CustomStringConvertible {
     case fetchFailed(AuthorizationScope, error: FleetAuthError, duration: TimeInterval, retryIn: TimeInterval?)
     /// A fresh cached token was returned.
     case servedFresh(AuthorizationScope, fingerprint: String)
+    /// A caller got the error of a fetch that failed moments ago, replayed during the
+    /// scope's cooldown without a request.
+    case failureReplayed(AuthorizationScope, error: FleetAuthError)
     /// A stale cached token was returned while a refresh runs.
     case servedStale(AuthorizationScope, fingerprint: String)
     /// A background refresh started for a stale token.
@@ -36,6 +39,7 @@ public enum TokenEvent: Sendable, CustomStringConvertible {
         case .fetchFailed(let scope, let error, let duration, let retryIn):
             let retry = retryIn.map { ", retry in \(seconds($0))" } ?? ""
             return "fetchFailed \(scope) \(error.code) in \(seconds(duration))\(retry)"
+        case .failureReplayed(let scope, let error): return "failureReplayed \(scope) \(error.code) (cooling down)"
         case .servedFresh(let scope, let fingerprint): return "servedFresh \(scope) \(fingerprint)"
         case .servedStale(let scope, let fingerprint): return "servedStale \(scope) \(fingerprint)"
         case .refreshScheduled(let scope): return "refreshScheduled \(scope)"

@@ -50,6 +50,12 @@ public protocol TokenAuthorization<Context>: Sendable {
     ///   implement it; the default does nothing and returns `false`.
     @discardableResult
     func invalidate(_ token: String, for authorizationContext: Context) -> Bool
+
+    /// Drops `token` as ``invalidate(_:for:)`` does, remembering what the fleet service said
+    /// so that an error about the same token later can name it. The default ignores
+    /// `rejection`.
+    @discardableResult
+    func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool
 }
 
 extension TokenAuthorization {
@@ -72,4 +78,10 @@ extension TokenAuthorization {
     /// Does nothing and returns `false`: a provider without a cache has nothing to drop.
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context) -> Bool { false }
+
+    /// Calls ``invalidate(_:for:)``; the rejection is not kept.
+    @discardableResult
+    public func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool {
+        invalidate(token, for: authorizationContext)
+    }
 }

@@ -92,6 +92,13 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         engine.invalidate(token, for: authorizationContext.scope)
     }
 
+    /// Drops `token` and remembers what the fleet service said about it; see
+    /// ``TokenEngine/invalidate(_:for:rejection:)``.
+    @discardableResult
+    public func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool {
+        engine.invalidate(token, for: authorizationContext.scope, rejection: rejection)
+    }
+
     /// Drops every token and in-flight fetch: call it on sign-out.
     public func invalidateAll() {
         engine.invalidateAll()

@@ -41,16 +41,18 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         var attempts = 1
         if response.status == 401 || response.status == 403 {
             attempts = 2
-            authorization.invalidate(token.value, for: context)
+            authorization.invalidate(token.value, for: context, rejection: Self.rejection(response, token))
             token = try await usableToken()
             response = try await send(request, with: token)
             if response.status == 401 || response.status == 403 {
-                authorization.invalidate(token.value, for: context)
+                let rejection = Self.rejection(response, token)
+                authorization.invalidate(token.value, for: context, rejection: rejection)
                 throw FleetServiceError(
                     fault: .token,
                     message:
-                        "The fleet service refused a freshly fetched token too (HTTP \(response.status)); check that the backend mints tokens for this provider, audience and \(scope.kind).",
-                    scope: scope, status: response.status, tokenFingerprint: token.fingerprint)
+                        "The fleet service refused a freshly fetched token too (\(rejection)); check that the backend mints tokens for this provider, audience and \(scope.kind).",
+                    scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
+                    underlyingError: rejection)
             }
         }
         guard (200...299).contains(response.status) else {
@@ -113,6 +115,11 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                     "The request to the fleet service got no answer: \(Self.summary(of: error)). Check connectivity; the update can be retried.",
                 scope: scope, tokenFingerprint: token.fingerprint, underlyingError: error)
         }
+    }
+
+    /// What the fleet service said about `token` in its 401 or 403.
+    private static func rejection(_ response: TransportResponse, _ token: AuthToken) -> TokenRejection {
+        TokenRejection(status: response.status, body: response.body, token: token.value)
     }
 
     private static func summary(of error: any Error) -> String {

@@ -288,3 +288,16 @@ struct FlightSlotTests {
         #expect(h.transport.requestCount == 2)
     }
 }
+
+@Suite("Token engine: every failure is observable")
+struct FailureReplayEventTests {
+    @Test func aFailureReplayedDuringTheCooldownEmitsAnEvent() async throws {
+        let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 5))
+        h.transport.inject([.status(503)])
+        await #expect(throws: FleetAuthError.self) { _ = try await h.engine.token(for: .vehicle("v-42")) }
+        await #expect(throws: FleetAuthError.self) { _ = try await h.engine.token(for: .vehicle("v-42")) }
+        #expect(h.transport.requestCount == 1)
+        let replayed = h.events.descriptions.filter { $0.hasPrefix("failureReplayed") }
+        #expect(replayed == ["failureReplayed vehicle v-42 unexpectedStatus (cooling down)"])
+    }
+}

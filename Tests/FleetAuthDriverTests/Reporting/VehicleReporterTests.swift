@@ -243,3 +243,45 @@ struct VehicleReporterTests {
         #expect(f.backend.mintedCount == minted + 1)
     }
 }
+
+@Suite("Vehicle reporter: honest rejection errors")
+struct HonestRejectionTests {
+    @Test func aReissuedTokenCarriesTheFleetServicesOwnReason() async throws {
+        // A backend that mints for the wrong audience and signs deterministically: asked
+        // again within the second, it hands back the very token the fleet service refused.
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        let backend = InMemoryTokenBackend(
+            clock: clock,
+            configuration: .init(audience: "https://other.example/", editPayload: { _, payload in payload["jti"] = nil }))
+        let fleet = InMemoryFleetService(clock: clock)
+        transport.mount(backend, at: "/driver-token")
+        transport.mount(fleet)
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport, clock: clock,
+            rules: TokenRules(expectedAudience: "https://other.example/"))
+        let reporter = try VehicleReporter(
+            fleetService: FleetServiceEndpoint(baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+            vehicleID: "v-42", authorization: provider, transport: transport, clock: clock)
+        do {
+            _ = try await reporter.report(
+                VehicleLocation(latitude: 52.52, longitude: 13.4, timestamp: clock.now()))
+            Issue.record("an update with a rejected token was accepted")
+        } catch {
+            #expect(error.fault == .token)
+            let cause = try #require(error.underlyingError as? FleetAuthError)
+            #expect(cause.code == .rejectedTokenReissued)
+            #expect(cause.status == 401)
+            #expect(cause.message.contains("wrong audience"))
+            #expect((cause.underlyingError as? TokenRejection)?.message == "wrong audience")
+        }
+    }
+
+    @Test func theServicesMessageNeverEchoesTheToken() {
+        let body = Data(#"{"error": {"code": 401, "message": "Bad token abc.def.ghi here"}}"#.utf8)
+        let rejection = TokenRejection(status: 401, body: body, token: "abc.def.ghi")
+        #expect(rejection.description == "HTTP 401: Bad token [token] here")
+        let long = TokenRejection(status: 403, body: Data(String(repeating: "x", count: 500).utf8), token: "t")
+        #expect(long.message.count == 201)
+    }
+}
