@@ -54,6 +54,20 @@ struct EndpointCheckerTests {
         #expect(!run.output.contains("eyJ"))  // no token, nor any part of one
     }
 
+    @Test(arguments: ["/token/driver/{vehicleId}", "/token/driver/{id}", "/token/driver/{vehicleID}"])
+    func aSampleBackendsTemplateURLIsFilledAndShown(template: String) async {
+        let run = await check(template, ["--format", "jwt-expiration-timestamp"])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.hasPrefix("fleetauth check-endpoint \(server.url("/token/driver/v-42")) "), "\(run.output)")
+    }
+
+    @Test func anUnknownPlaceholderIsAConfigurationFailureBeforeAnyRequest() async {
+        let run = await check("/token/driver/{vehicle}")
+        #expect(run.status == 1)
+        #expect(run.line("transport")?.contains("{vehicle}") == true, "\(run.output)")
+        #expect(run.line("status") == nil)  // nothing was requested
+    }
+
     @Test func detectsThePresetAndItsUnit() async {
         let run = await check("/token/jwt-expiration-timestamp")
         #expect(run.line("shape")?.contains("expirationTimestamp") == true)

@@ -9,6 +9,9 @@ public struct ConsumerAuthorizationContext: AuthorizationContext, CustomStringCo
         self.tripID = tripID
     }
 
+    /// Every trip context's scope is a trip.
+    public static var scopeKind: AuthorizationScope.Kind? { .trip }
+
     /// The engine's key for this context.
     public var scope: AuthorizationScope { .trip(tripID) }
 

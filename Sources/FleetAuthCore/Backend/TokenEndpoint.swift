@@ -27,8 +27,9 @@ public struct TokenEndpoint: Sendable {
             IDPlacement(value: .queryItems(idName: idName, taskName: taskName))
         }
 
-        /// The URL template holds `{id}` (and optionally `{taskID}`), replaced by the
-        /// percent-encoded IDs: `https://api.example.com/vehicles/{id}/token`.
+        /// The URL must be a template that names the ID (`{id}`, `{vehicleId}`, …). A URL
+        /// with such a placeholder is a template whatever the placement says; this only
+        /// makes a URL without one an error.
         public static let pathTemplate = IDPlacement(value: .pathTemplate)
     }
 
@@ -36,8 +37,11 @@ public struct TokenEndpoint: Sendable {
     /// It is called for every fetch, so it can return a freshly refreshed credential.
     public typealias HeaderProvider = @Sendable (AuthorizationScope) async throws -> [String: String]
 
-    /// The endpoint URL, or a template with `{id}` and `{taskID}` when ``idPlacement`` is
-    /// ``IDPlacement/pathTemplate``.
+    /// The endpoint URL. It may name the ID in its path with a placeholder, filled with
+    /// the percent-encoded ID of each request: `{id}`, `{vehicleId}`,
+    /// `{deliveryVehicleId}`, `{tripId}`, `{taskId}` (any capitalisation of `Id`), as in
+    /// `https://api.example.com/token/driver/{vehicleId}`. Otherwise the ID is sent as
+    /// query items.
     public var url: String
     /// `GET` (the default) or `POST`. A `POST` also sends the IDs as a JSON body.
     public var method: TransportRequest.Method
@@ -74,6 +78,19 @@ public struct TokenEndpoint: Sendable {
         self.timeout = timeout
         self.maximumResponseBytes = maximumResponseBytes
         self.allowsInsecureHTTP = allowsInsecureHTTP
+    }
+
+    /// Throws `invalidConfiguration` when the URL's template has an unknown placeholder, or
+    /// one a context of `kind` can never fill (`nil`: any kind). Providers call it when they
+    /// are made, so a bad template never reaches a request.
+    public func validate(for kind: AuthorizationScope.Kind?) throws(FleetAuthError) {
+        let template = try URLTemplate(url)
+        if let kind { try template.check(for: kind) }
+        if case .pathTemplate = idPlacement.value, !template.namesTheID {
+            throw FleetAuthError(
+                code: .invalidConfiguration,
+                message: "The URL template names no ID; add {id} (or {vehicleId}, {tripId}) or use `.queryItems`.")
+        }
     }
 
     /// The request for `scope`, without the extra headers; throws `invalidConfiguration`
@@ -113,16 +130,17 @@ public struct TokenEndpoint: Sendable {
     }
 
     private func resolvedURL(for scope: AuthorizationScope) throws(FleetAuthError) -> URL {
-        var text = url
-        if case .pathTemplate = idPlacement.value {
-            guard text.contains("{id}") else {
+        let template: URLTemplate
+        let text: String
+        do throws(FleetAuthError) {
+            template = try URLTemplate(url)
+            if case .pathTemplate = idPlacement.value, !template.namesTheID {
                 throw configurationError(
-                    "The URL template has no `{id}` placeholder; add one or use `.queryItems`.", scope)
+                    "The URL template names no ID; add {id} (or {vehicleId}, {tripId}) or use `.queryItems`.", scope)
             }
-            text = text.replacingOccurrences(of: "{id}", with: Self.pathEncoded(scope.id))
-            if text.contains("{taskID}") {
-                text = text.replacingOccurrences(of: "{taskID}", with: Self.pathEncoded(scope.taskID ?? ""))
-            }
+            text = try template.resolved(for: scope)
+        } catch {
+            throw error.adding(scope: scope, url: nil)
         }
         guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty
@@ -140,7 +158,7 @@ public struct TokenEndpoint: Sendable {
                     "Plain http to \(host) would send the token and the app's credential in clear text; use https, or set allowsInsecureHTTP for a trusted test network.",
                 scope: scope)
         }
-        if case .queryItems(let idName, let taskName) = idPlacement.value {
+        if case .queryItems(let idName, let taskName) = idPlacement.value, !template.namesTheID {
             var items = components.queryItems ?? []
             items.append(URLQueryItem(name: idName ?? scope.kind.queryItemName, value: scope.id))
             if let taskID = scope.taskID { items.append(URLQueryItem(name: taskName, value: taskID)) }
@@ -156,12 +174,6 @@ public struct TokenEndpoint: Sendable {
 
     private func configurationError(_ message: String, _ scope: AuthorizationScope) -> FleetAuthError {
         FleetAuthError(code: .invalidConfiguration, message: message, scope: scope)
-    }
-
-    private static func pathEncoded(_ id: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/?#;")
-        return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
     }
 
     /// Whether `host` is a loopback name or address: `localhost`, `127.0.0.0/8`, `::1`.

@@ -32,6 +32,7 @@ public final class TokenEngine: Sendable {
     public init(configuration: Configuration) throws(FleetAuthError) {
         try configuration.refresh.validate()
         try configuration.retry.validate()
+        try configuration.endpoint.validate(for: nil)
         guard configuration.cacheCapacity >= 1 else {
             throw FleetAuthError(code: .invalidConfiguration, message: "cacheCapacity must be at least 1.")
         }

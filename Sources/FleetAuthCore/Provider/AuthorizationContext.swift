@@ -13,4 +13,13 @@
 public protocol AuthorizationContext: Hashable, Sendable {
     /// The engine's key for this context.
     var scope: AuthorizationScope { get }
+
+    /// The kind of every scope of this context type, if it is always the same: lets a
+    /// provider refuse a URL template it can never fill when it is made. Default `nil`.
+    static var scopeKind: AuthorizationScope.Kind? { get }
+}
+
+extension AuthorizationContext {
+    /// Unknown: templates are checked against each request's scope instead.
+    public static var scopeKind: AuthorizationScope.Kind? { nil }
 }

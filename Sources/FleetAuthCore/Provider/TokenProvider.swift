@@ -12,8 +12,10 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     @usableFromInline
     package let engine: TokenEngine
 
-    /// Creates a provider from a full engine configuration.
+    /// Creates a provider from a full engine configuration; throws `invalidConfiguration`
+    /// for unusable policies or a URL template this provider's contexts cannot fill.
     public init(configuration: TokenEngine.Configuration) throws(FleetAuthError) {
+        try configuration.endpoint.validate(for: Context.scopeKind)
         self.engine = try TokenEngine(configuration: configuration)
     }
 

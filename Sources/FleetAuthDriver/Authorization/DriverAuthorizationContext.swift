@@ -12,6 +12,9 @@ public struct DriverAuthorizationContext: AuthorizationContext, CustomStringConv
         self.taskID = taskID
     }
 
+    /// Every vehicle context's scope is a vehicle.
+    public static var scopeKind: AuthorizationScope.Kind? { .vehicle }
+
     /// The engine's key for this context.
     public var scope: AuthorizationScope { .vehicle(vehicleID, taskID: taskID) }
 

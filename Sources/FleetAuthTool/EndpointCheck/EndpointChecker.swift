@@ -69,29 +69,35 @@ package struct EndpointChecker: Sendable {
     /// Runs every check that applies and returns the report.
     package func run() async -> EndpointReport {
         var findings: [Finding] = []
-        let token = await check(into: &findings)
+        var requested: URL?
+        let token = await check(into: &findings, requested: &requested)
         return EndpointReport(
-            url: displayURL, scope: options.scope, findings: findings,
-            tokenFingerprint: token.map(AuthToken.fingerprint(of:)))
+            url: requested.map { Self.display($0, scope: options.scope) } ?? options.url, scope: options.scope,
+            findings: findings, tokenFingerprint: token.map(AuthToken.fingerprint(of:)))
     }
 
-    private var displayURL: String {
-        guard var components = URLComponents(string: options.url) else { return options.url }
-        components.query = nil
+    /// The URL as requested, without user info and with the values of query items other
+    /// than the IDs hidden: they may be keys.
+    static func display(_ url: URL, scope: AuthorizationScope) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "?" }
         components.user = nil
         components.password = nil
-        return components.string ?? options.url
+        components.queryItems = components.queryItems?.map { item in
+            [scope.kind.queryItemName, "taskId"].contains(item.name) ? item : URLQueryItem(name: item.name, value: "…")
+        }
+        return components.string ?? "?"
     }
 
     /// Appends findings; returns the token value if one was extracted.
-    private func check(into findings: inout [Finding]) async -> String? {
+    private func check(into findings: inout [Finding], requested: inout URL?) async -> String? {
+        // The SDK's own endpoint: the same template placeholders and query items.
         let endpoint = TokenEndpoint(
-            url: options.url, method: options.method,
-            idPlacement: options.url.contains("{id}") ? .pathTemplate : .queryItems,
-            format: options.format ?? .tokenOnly, timeout: options.timeout)
+            url: options.url, method: options.method, format: options.format ?? .tokenOnly, timeout: options.timeout)
         let request: TransportRequest
         do {
+            try endpoint.validate(for: options.scope.kind)
             request = try endpoint.baseRequest(for: options.scope.validated())
+            requested = request.url
         } catch {
             let insecure = error.code == .insecureEndpoint
             findings.append(
@@ -99,7 +105,9 @@ package struct EndpointChecker: Sendable {
                     "transport", .failure, insecure ? "plain http to a host other than loopback" : error.message,
                     fix: insecure
                         ? "serve the endpoint over https: the app's credential and the token would cross the network in clear text"
-                        : "pass an absolute https URL"))
+                        : error.code == .invalidConfiguration && error.message.contains("placeholder")
+                            ? "use {id}, {vehicleId}, {deliveryVehicleId}, {tripId} or {taskId}"
+                            : "pass an absolute https URL"))
             return nil
         }
         let scheme = request.url.scheme ?? "?"

@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthInMemory
 import Foundation
 import Testing
 
@@ -85,4 +86,41 @@ struct TokenEndpointTests {
 
     @Test(arguments: ["example.com", "127.0.0.1.example.com", "10.0.0.1", "128.0.0.1", "localhost.example.com"])
     func nonLoopbackHosts(host: String) { #expect(!TokenEndpoint.isLoopback(host)) }
+
+    @Test(arguments: [
+        ("https://api.example.com/token/driver/{vehicleId}", "https://api.example.com/token/driver/v%2042%2Fx"),
+        ("https://api.example.com/token/driver/{vehicleID}", "https://api.example.com/token/driver/v%2042%2Fx"),
+        ("https://api.example.com/token/driver/{deliveryVehicleId}", "https://api.example.com/token/driver/v%2042%2Fx"),
+        ("https://api.example.com/token/{id}?region=eu", "https://api.example.com/token/v%2042%2Fx?region=eu"),
+        ("https://api.example.com/v/{id}/t/{taskId}", "https://api.example.com/v/v%2042%2Fx/t/t-1"),
+    ])
+    func templatesAreFilledWithoutFurtherConfiguration(template: String, expected: String) throws {
+        let endpoint = TokenEndpoint(url: template)
+        try endpoint.validate(for: .vehicle)
+        let request = try endpoint.baseRequest(for: .vehicle("v 42/x", taskID: "t-1"))
+        #expect(request.url.absoluteString == expected)
+    }
+
+    @Test(arguments: [
+        "https://api.example.com/token/{vehicle}", "https://api.example.com/token/{tripId}",
+        "https://api.example.com/token/{trackingId}", "https://api.example.com/token/{id",
+        "https://api.example.com/token/id}",
+    ])
+    func aTemplateAVehicleProviderCannotFillIsRefusedWhenTheProviderIsMade(template: String) {
+        let transport = InMemoryTransport()
+        do {
+            _ = try TokenProvider<VehicleOnly>(endpoint: TokenEndpoint(url: template), transport: transport)
+            Issue.record("a provider was made with \(template)")
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+        }
+        #expect(transport.requestCount == 0)
+    }
+}
+
+/// A context whose scopes are always vehicles, as the driver module's is.
+struct VehicleOnly: AuthorizationContext {
+    var id: String
+    var scope: AuthorizationScope { .vehicle(id) }
+    static var scopeKind: AuthorizationScope.Kind? { .vehicle }
 }

@@ -39,10 +39,14 @@ struct StressTests {
             }
             return try await backend.respond(to: target)
         }
+        // The backend answers at once, but on a loaded machine a fetch's task may run only
+        // after the plan has moved the clock on: a timeout no advance can reach keeps this
+        // test about crossing contexts, not about timeouts.
         let engine = try TokenEngine(
             configuration: .init(
-                endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
-                retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0), cacheCapacity: 16))
+                endpoint: TokenEndpoint(url: "https://backend.example.com/token", timeout: 1e9), transport: transport,
+                clock: clock, retry: RetryPolicy(maximumAttempts: 1, deadline: 1e9, failureCooldown: 0),
+                cacheCapacity: 16))
         let scopes = (0..<40).map { AuthorizationScope.vehicle("v-\($0)") }
         let owners = LockedState<[String: AuthorizationScope]>([:])
         let violations = LockedState<[String]>([])

@@ -72,6 +72,13 @@ SHAPES = {
     "plain": (None, None, None),
 }
 
+# The public sample backends' routes: /token/<route>/<id> → (shape, ID query name).
+SAMPLE_ROUTES = {
+    "driver": ("jwt-expiration-timestamp", "vehicleId"),
+    "consumer": ("jwt-expiration-timestamp", "tripId"),
+    "delivery_driver": ("expiration-timestamp-ms", "vehicleId"),
+}
+
 PROVIDER_ID = "loopback-project"
 SKEW_TOLERANCE = 600
 
@@ -150,6 +157,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.conformance(parts[1:], url, query, body)
         if parts[:1] == ["token"] and len(parts) == 2:
             return self.token(parts[1], query, body)
+        if parts[:1] == ["token"] and len(parts) == 3 and parts[1] in SAMPLE_ROUTES:
+            # The platform's sample backends name the ID in the path.
+            shape, id_name = SAMPLE_ROUTES[parts[1]]
+            query[id_name] = urllib.parse.unquote(parts[2])
+            return self.token(shape, query, body)
         if parts[:2] == ["v1", "providers"] and len(parts) == 5:
             return self.fleet(parts[2], parts[3], urllib.parse.unquote(parts[4]), body)
         if parts == ["scripted"] and self.command == "POST":
@@ -267,6 +279,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if token_key is None:
             return self.reply(200, token.encode() + b"\n", query.get("contentType", "application/jwt"))
         answer = {token_key: token}
+        if shape == "jwt-expiration-timestamp":
+            answer["creationTimestamp"] = int(now * 1000)
+        elif shape == "expiration-timestamp-ms":
+            answer["creation_timestamp_ms"] = int(now * 1000)
         if "pad" in query:
             answer["padding"] = "x" * int(query["pad"])
         scale = float(query.get("expiryScale", "1"))

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A token URL that names the ID in its path: `https://api.example.com/token/driver/{vehicleId}`.
+///
+/// Placeholders: `{id}` (the context's ID), `{vehicleId}`, `{deliveryVehicleId}`,
+/// `{tripId}`, `{trackingId}` (the ID, when the context is of that kind) and `{taskId}` (the
+/// delivery task). The `Id` suffix may be written in any capitalisation (`{vehicleID}`,
+/// `{tripid}`). Each ID is percent-encoded. The SDK, `fleetauth check-endpoint` and the
+/// examples all resolve templates here.
+package struct URLTemplate: Sendable, Hashable {
+    /// What a placeholder stands for.
+    package enum Placeholder: Sendable, Hashable {
+        /// The context's ID, whatever its kind.
+        case id
+        /// The context's ID, only for a context of this kind.
+        case idOfKind(AuthorizationScope.Kind)
+        /// The delivery task ID.
+        case taskID
+        /// A kind FleetAuth has no context for yet (`trackingId`).
+        case unsupported(String)
+    }
+
+    /// The template as written.
+    package let text: String
+    /// The placeholders in order of appearance, with their spelling in the template.
+    package let placeholders: [(spelling: String, meaning: Placeholder)]
+
+    /// Parses `text`; `nil` placeholders means it holds none. Throws `invalidConfiguration`
+    /// for an unknown placeholder or an unbalanced brace.
+    package init(_ text: String) throws(FleetAuthError) {
+        self.text = text
+        var found: [(String, Placeholder)] = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw Self.error("The token URL has a `{` without its `}`.")
+            }
+            let name = String(rest[rest.index(after: open)..<close])
+            guard let meaning = Self.meaning(of: name) else {
+                throw Self.error(
+                    "The token URL's placeholder `{\(name)}` is not one FleetAuth fills; use {id}, {vehicleId}, {deliveryVehicleId}, {tripId}, {trackingId} or {taskId}."
+                )
+            }
+            found.append((name, meaning))
+            rest = rest[rest.index(after: close)...]
+        }
+        if rest.contains("}") { throw Self.error("The token URL has a `}` without its `{`.") }
+        placeholders = found
+    }
+
+    /// Whether the template names the context's ID, so no query item is needed.
+    package var namesTheID: Bool {
+        placeholders.contains {
+            switch $0.meaning {
+            case .id, .idOfKind: true
+            default: false
+            }
+        }
+    }
+
+    /// Throws `invalidConfiguration` when a context of `kind` can never fill a placeholder.
+    package func check(for kind: AuthorizationScope.Kind) throws(FleetAuthError) {
+        for (spelling, meaning) in placeholders {
+            switch meaning {
+            case .idOfKind(let wanted) where wanted != kind:
+                throw Self.error(
+                    "The token URL's placeholder `{\(spelling)}` names a \(wanted) ID, but this provider asks for \(kind) tokens; use {id} or the \(kind)'s placeholder."
+                )
+            case .unsupported(let name):
+                throw Self.error(
+                    "The token URL's placeholder `{\(spelling)}` (\(name)) cannot be filled by a vehicle or trip context yet.")
+            default: continue
+            }
+        }
+    }
+
+    /// The URL text for `scope`, every placeholder replaced by its percent-encoded ID.
+    package func resolved(for scope: AuthorizationScope) throws(FleetAuthError) -> String {
+        try check(for: scope.kind)
+        var result = text
+        for (spelling, meaning) in placeholders {
+            let value: String
+            switch meaning {
+            case .id, .idOfKind: value = scope.id
+            case .taskID:
+                guard let taskID = scope.taskID else {
+                    throw FleetAuthError(
+                        code: .invalidContext,
+                        message: "The token URL needs a task ID (`{\(spelling)}`), and this context has none.",
+                        scope: scope)
+                }
+                value = taskID
+            case .unsupported: continue
+            }
+            result = result.replacingOccurrences(of: "{\(spelling)}", with: Self.pathEncoded(value))
+        }
+        return result
+    }
+
+    /// Every placeholder name FleetAuth knows, lowercased.
+    private static func meaning(of name: String) -> Placeholder? {
+        switch name.lowercased() {
+        case "id": .id
+        case "vehicleid", "deliveryvehicleid": .idOfKind(.vehicle)
+        case "tripid": .idOfKind(.trip)
+        case "taskid": .taskID
+        case "trackingid": .unsupported("tracking IDs")
+        default: nil
+        }
+    }
+
+    private static func pathEncoded(_ id: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#;{}")
+        return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
+    }
+
+    private static func error(_ message: String) -> FleetAuthError {
+        FleetAuthError(code: .invalidConfiguration, message: message)
+    }
+
+    package static func == (lhs: URLTemplate, rhs: URLTemplate) -> Bool { lhs.text == rhs.text }
+    package func hash(into hasher: inout Hasher) { hasher.combine(text) }
+}
