@@ -2,7 +2,7 @@
 //
 //   swift run ConsumerApp                   # embedded: in-memory backend and fleet service,
 //                                           # one simulated hour in a second or two
-//   swift run ConsumerApp --token-url https://api.example.com/trip-token \
+//   swift run ConsumerApp --token-url 'https://api.example.com/token/consumer/{tripId}' \
 //       --fleet-url https://fleet.example.com --provider-id my-project --trip-ids t-1,t-2
 //
 // Copy `TripSimulation.swift` for the wiring; this file only reads the command line.
@@ -16,45 +16,60 @@ struct ConsumerApp {
     static let usage = """
         usage: ConsumerApp [--hours H]
                ConsumerApp --token-url URL --fleet-url URL --provider-id ID --trip-ids ID,ID,...
-                           [--format PRESET] [--rounds N] [--interval SECONDS]
+                           [--format PRESET] [--header 'Name: value']... [--audience AUD|none]
+                           [--rounds N] [--interval SECONDS]
+        The token URL may name the ID in its path: https://api.example.com/token/consumer/{tripId}
         PRESET: \(CommandLineOptions.formatNames)
+        Exit status: 0 every trip fetch succeeded, 1 any failed, 2 usage error.
         """
 
+    static let valueNames: Set<String> = [
+        "hours", "token-url", "fleet-url", "provider-id", "trip-ids", "format", "header", "audience", "rounds",
+        "interval",
+    ]
+
     static func main() async {
-        await ExampleCommand.main(name: "ConsumerApp", usage: usage, real: runAgainstRealServices) {
-            arguments, progress in
+        await ExampleCommand.main(
+            name: "ConsumerApp", usage: usage, valueNames: valueNames, real: runAgainstRealServices
+        ) { arguments, progress in
             var options = TripSimulation.Options()
-            if let hours = arguments.value("hours").flatMap(Double.init) { options.hours = hours }
+            if let hours = try arguments.number("hours") { options.hours = hours }
             options.progress = progress
             return try await TripSimulation.run(options)
         }
     }
 
     /// Follows `--trip-ids` on a real fleet service for `--rounds` rounds (default 5),
-    /// every `--interval` seconds (default 10).
-    static func runAgainstRealServices(tokenURL: String, _ arguments: CommandLineOptions) async throws {
+    /// every `--interval` seconds (default 10); returns whether every fetch succeeded.
+    static func runAgainstRealServices(tokenURL: String, _ arguments: CommandLineOptions) async throws -> Bool {
         guard let fleetURL = arguments.value("fleet-url").flatMap(URL.init(string:)),
             let providerID = arguments.value("provider-id"),
             let tripIDs = arguments.value("trip-ids")?.split(separator: ",").map(String.init), !tripIDs.isEmpty
         else {
-            throw CommandLineOptions.UsageError(
-                message: "--token-url needs --fleet-url, --provider-id and --trip-ids", usage: usage)
+            throw CommandLineOptions.UsageError(message: "--token-url needs --fleet-url, --provider-id and --trip-ids")
         }
-        let format = try arguments.value("format").map(CommandLineOptions.format(named:)) ?? .tokenOnly
+        let headers = try arguments.headers()  // the app's credential; never printed
+        let rounds = Int(try arguments.number("rounds") ?? 5)
+        let interval = try arguments.number("interval") ?? 10
         let provider = try ConsumerTokenProvider(
-            endpoint: TokenEndpoint(url: tokenURL, format: format), transport: URLSessionTransport())
+            endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
+            transport: URLSessionTransport(), rules: arguments.rules())
         let monitor = TripMonitor(
             fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID), authorization: provider,
             transport: URLSessionTransport())
-        let rounds = arguments.value("rounds").flatMap(Int.init) ?? 5
-        let interval = arguments.value("interval").flatMap(Double.init) ?? 10
+        var succeeded = 0
+        var total = 0
         for await update in monitor.updates(for: tripIDs, every: interval, rounds: rounds) {
+            total += 1
             switch update.result {
             case .success(let trip):
+                succeeded += 1
                 print("\(trip.tripID): \(trip.status ?? "?"), vehicle \(trip.vehicleID ?? "none")")
             case .failure(let error):
                 print("\(update.tripID): \(error)")
             }
         }
+        print("summary: \(succeeded) of \(total) trip fetches succeeded, \(total - succeeded) failed")
+        return succeeded == total && total > 0
     }
 }

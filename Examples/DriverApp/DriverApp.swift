@@ -2,7 +2,8 @@
 //
 //   swift run DriverApp                     # embedded: in-memory backend and fleet service,
 //                                           # 4 simulated hours in a few seconds
-//   swift run DriverApp --token-url https://api.example.com/driver-token \
+//   swift run DriverApp --token-url 'https://api.example.com/token/driver/{vehicleId}' \
+//       --format jwt-expiration-timestamp --header 'Authorization: Bearer <app credential>' \
 //       --fleet-url https://fleet.example.com --provider-id my-project --vehicle-id v-42
 //
 // Copy `DriverSimulation.swift` for the wiring; this file only reads the command line.
@@ -16,47 +17,63 @@ struct DriverApp {
     static let usage = """
         usage: DriverApp [--hours H]
                DriverApp --token-url URL --fleet-url URL --provider-id ID --vehicle-id ID
-                         [--format PRESET] [--updates N] [--interval SECONDS]
+                         [--format PRESET] [--header 'Name: value']... [--audience AUD|none]
+                         [--updates N] [--interval SECONDS]
+        The token URL may name the ID in its path: https://api.example.com/token/driver/{vehicleId}
         PRESET: \(CommandLineOptions.formatNames)
+        Exit status: 0 every update accepted, 1 any failed, 2 usage error.
         """
 
+    static let valueNames: Set<String> = [
+        "hours", "token-url", "fleet-url", "provider-id", "vehicle-id", "format", "header", "audience", "updates",
+        "interval",
+    ]
+
     static func main() async {
-        await ExampleCommand.main(name: "DriverApp", usage: usage, real: runAgainstRealServices) {
-            arguments, progress in
+        await ExampleCommand.main(name: "DriverApp", usage: usage, valueNames: valueNames, real: runAgainstRealServices)
+        { arguments, progress in
             var options = DriverSimulation.Options()
-            if let hours = arguments.value("hours").flatMap(Double.init) { options.hours = hours }
+            if let hours = try arguments.number("hours") { options.hours = hours }
             options.progress = progress
             return try await DriverSimulation.run(options)
         }
     }
 
     /// Sends `--updates` location updates (default 10) every `--interval` seconds
-    /// (default 5) to a real fleet service, with tokens from a real backend.
-    static func runAgainstRealServices(tokenURL: String, _ arguments: CommandLineOptions) async throws {
+    /// (default 5) to a real fleet service, with tokens from a real backend; returns
+    /// whether every update was accepted.
+    static func runAgainstRealServices(tokenURL: String, _ arguments: CommandLineOptions) async throws -> Bool {
         guard let fleetURL = arguments.value("fleet-url").flatMap(URL.init(string:)),
             let providerID = arguments.value("provider-id"), let vehicleID = arguments.value("vehicle-id")
         else {
-            throw CommandLineOptions.UsageError(
-                message: "--token-url needs --fleet-url, --provider-id and --vehicle-id", usage: usage)
+            throw CommandLineOptions.UsageError(message: "--token-url needs --fleet-url, --provider-id and --vehicle-id")
         }
-        let format = try arguments.value("format").map(CommandLineOptions.format(named:)) ?? .tokenOnly
+        let headers = try arguments.headers()  // the app's credential; never printed
+        let updates = Int(try arguments.number("updates") ?? 10)
+        let interval = try arguments.number("interval") ?? 5
         let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: tokenURL, format: format), transport: URLSessionTransport(),
+            endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
+            transport: URLSessionTransport(), rules: arguments.rules(),
             observer: { event in print("  token: \(event)") })  // events never carry token values
         let reporter = try VehicleReporter(
             fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID), vehicleID: vehicleID,
             authorization: provider, transport: URLSessionTransport())
-        let updates = arguments.value("updates").flatMap(Int.init) ?? 10
-        let interval = arguments.value("interval").flatMap(Double.init) ?? 5
+        var accepted = 0
         for step in 0..<updates {
             let location = DriverSimulation.routePoint(step, interval: interval, at: Date())
             do {
                 let receipt = try await reporter.report(location)
+                accepted += 1
                 print("update \(step + 1): HTTP \(receipt.status) with \(receipt.tokenFingerprint)")
             } catch {
                 print("update \(step + 1) failed: \(error)")
             }
             if step + 1 < updates { try await SystemWallClock().sleep(for: interval) }
         }
+        let statistics = provider.statistics
+        print(
+            "summary: \(accepted) of \(updates) updates accepted, \(updates - accepted) failed; \(statistics.fetches) token fetches"
+        )
+        return accepted == updates
     }
 }

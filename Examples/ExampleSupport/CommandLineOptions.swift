@@ -1,45 +1,87 @@
+import Foundation
 public import FleetAuthCore
 
-/// A small `--name value` / `--flag` parser, so the example needs no dependencies.
+/// A small `--name value` / `--flag` parser, so the examples need no dependencies.
 public struct CommandLineOptions {
-    /// A bad command line, with the usage text to show.
+    /// A bad command line: the examples exit with status 2 and point at `--help`.
     public struct UsageError: Error, CustomStringConvertible {
+        /// What is wrong, in one line.
         public let message: String
-        public var usage: String = ""
-        public init(message: String, usage: String = "") {
+        /// Creates an error.
+        public init(message: String) {
             self.message = message
-            self.usage = usage
         }
-        public var description: String { usage.isEmpty ? message : "\(message)\n\n\(usage)" }
+        /// The message.
+        public var description: String { message }
     }
 
-    private var values: [String: String] = [:]
+    private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
 
-    /// Parses `--name value` pairs and bare `--flag`s.
-    public init(_ arguments: [String]) throws {
+    /// Parses `--name value` pairs for the names in `valueNames` (repeatable) and bare
+    /// `--flag`s for those in `flagNames`; anything else is a ``UsageError``.
+    public init(_ arguments: [String], valueNames: Set<String>, flagNames: Set<String> = ["help"]) throws {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             guard argument.hasPrefix("--") else { throw UsageError(message: "unexpected argument \(argument)") }
             let name = String(argument.dropFirst(2))
-            if index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") {
-                values[name] = arguments[index + 1]
-                index += 2
-            } else {
+            if flagNames.contains(name) {
                 flags.insert(name)
                 index += 1
+            } else if valueNames.contains(name) {
+                guard index + 1 < arguments.count else { throw UsageError(message: "\(argument) needs a value") }
+                values[name, default: []].append(arguments[index + 1])
+                index += 2
+            } else {
+                throw UsageError(message: "unknown option \(argument)")
             }
         }
     }
 
-    /// The value given for `--name`, if any.
-    public func value(_ name: String) -> String? { values[name] }
+    /// The last value given for `--name`, if any.
+    public func value(_ name: String) -> String? { values[name]?.last }
+    /// Every value given for `--name`, in order.
+    public func values(_ name: String) -> [String] { values[name] ?? [] }
     /// Whether the bare flag `--name` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 
+    /// The value of `--name` as a positive number; `nil` when not given.
+    public func number(_ name: String) throws -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let number = Double(text), number.isFinite, number > 0 else {
+            throw UsageError(message: "--\(name) needs a positive number, not \(text)")
+        }
+        return number
+    }
+
+    /// The `--header 'Name: value'` options as a dictionary. Values are never printed.
+    public func headers() throws -> [String: String] {
+        var headers: [String: String] = [:]
+        for header in values("header") {
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
+                throw UsageError(message: "--header needs 'Name: value'")
+            }
+            let name = header[..<colon].trimmingCharacters(in: .whitespaces)
+            headers[name] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return headers
+    }
+
+    /// The token rules from `--audience AUD|none` (default: the fleet service's).
+    public func rules() -> TokenRules {
+        guard let audience = value("audience") else { return TokenRules() }
+        return TokenRules(expectedAudience: audience == "none" ? nil : audience)
+    }
+
     /// The short names of the response-format presets.
     public static let formatNames = TokenResponseFormat.presetNames.map(\.name).joined(separator: ", ")
+
+    /// The preset named by `--format`, or `tokenOnly`.
+    public func format() throws -> TokenResponseFormat {
+        guard let name = value("format") else { return .tokenOnly }
+        return try Self.format(named: name)
+    }
 
     /// The preset named `name`.
     public static func format(named name: String) throws -> TokenResponseFormat {

@@ -1,33 +1,43 @@
 import Foundation
 
 /// The shared `main` of the example apps: `--help` prints the usage; `--token-url` runs
-/// against real services; otherwise the embedded simulation runs with a progress line on
-/// standard error and its report on standard output. Errors exit with status 1.
+/// against real services; otherwise the embedded simulation runs, with a progress line on
+/// standard error when it is a terminal and its report on standard output.
+///
+/// Exit status: 0 when everything succeeded, 1 when anything failed, 2 for a usage error.
 public enum ExampleCommand {
-    /// Runs one example app.
+    /// Runs one example app. `real` returns whether every call it made succeeded.
     public static func main(
-        name: String, usage: String,
-        real: @Sendable (_ tokenURL: String, _ arguments: CommandLineOptions) async throws -> Void,
+        name: String, usage: String, valueNames: Set<String>,
+        real: @Sendable (_ tokenURL: String, _ arguments: CommandLineOptions) async throws -> Bool,
         embedded:
             @Sendable (_ arguments: CommandLineOptions, _ progress: @escaping @Sendable (String) -> Void) async throws
             -> any CustomStringConvertible
     ) async {
+        let status: Int32
         do {
-            let arguments = try CommandLineOptions(Array(CommandLine.arguments.dropFirst()))
+            let arguments = try CommandLineOptions(Array(CommandLine.arguments.dropFirst()), valueNames: valueNames)
             if arguments.flag("help") {
                 print(usage)
+                status = 0
             } else if let tokenURL = arguments.value("token-url") {
-                try await real(tokenURL, arguments)
+                status = try await real(tokenURL, arguments) ? 0 : 1
             } else {
+                let terminal = isatty(STDERR_FILENO) != 0
                 let report = try await embedded(arguments) { line in
-                    FileHandle.standardError.write(Data("\r\(line)".utf8))
+                    if terminal { FileHandle.standardError.write(Data("\r\(line)".utf8)) }
                 }
-                FileHandle.standardError.write(Data("\n".utf8))
+                if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
                 print(report)
+                status = 0
             }
+        } catch let error as CommandLineOptions.UsageError {
+            FileHandle.standardError.write(Data("\(name): \(error.message)\nRun `\(name) --help` for usage.\n".utf8))
+            status = 2
         } catch {
             FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
-            exit(1)
+            status = 1
         }
+        exit(status)
     }
 }

@@ -56,13 +56,30 @@ struct ExamplesTests {
     }
 
     @Test func commandLineOptionsParseValuesAndFlags() throws {
-        let options = try CommandLineOptions(["--token-url", "https://t.example", "--help", "--hours", "2"])
+        let names: Set<String> = ["token-url", "hours", "header"]
+        let options = try CommandLineOptions(
+            ["--token-url", "https://t.example", "--help", "--hours", "2", "--header", "A: 1", "--header", "B:2"],
+            valueNames: names)
         #expect(options.value("token-url") == "https://t.example")
-        #expect(options.value("hours") == "2")
+        #expect(try options.number("hours") == 2)
+        #expect(try options.headers() == ["A": "1", "B": "2"])
         #expect(options.flag("help") && !options.flag("verbose"))
-        #expect(throws: CommandLineOptions.UsageError.self) { try CommandLineOptions(["stray"]) }
         #expect(try CommandLineOptions.format(named: "expires-in-seconds") == .tokenWithExpiresInSeconds)
-        #expect(throws: CommandLineOptions.UsageError.self) { try CommandLineOptions.format(named: "xml") }
+        #expect(options.rules() == TokenRules())
+        #expect(try CommandLineOptions(["--audience", "none"], valueNames: ["audience"]).rules().expectedAudience == nil)
+    }
+
+    @Test(arguments: [
+        ["stray"], ["--bogus"], ["--hours"], ["--hours", "abc"], ["--hours", "-1"], ["--header", "no colon"],
+        ["--format", "xml"],
+    ])
+    func badCommandLinesAreUsageErrors(arguments: [String]) {
+        #expect(throws: CommandLineOptions.UsageError.self) {
+            let options = try CommandLineOptions(arguments, valueNames: ["hours", "header", "format"])
+            _ = try options.number("hours")
+            _ = try options.headers()
+            _ = try options.format()
+        }
     }
 }
 

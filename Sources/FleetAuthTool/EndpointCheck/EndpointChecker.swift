@@ -83,7 +83,7 @@ package struct EndpointChecker: Sendable {
         components.user = nil
         components.password = nil
         components.queryItems = components.queryItems?.map { item in
-            [scope.kind.queryItemName, "taskId"].contains(item.name) ? item : URLQueryItem(name: item.name, value: "…")
+            [scope.kind.queryItemName, "taskId"].contains(item.name) ? item : URLQueryItem(name: item.name, value: "hidden")
         }
         return components.string ?? "?"
     }

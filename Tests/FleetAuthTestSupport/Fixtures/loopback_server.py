@@ -44,11 +44,11 @@ def verify_rs256(token):
 
 
 def mint(claim_key, object_id, lifetime, now, options=None):
-    """A signed token; `options` (query items) can break it on purpose: alg, noKid,
-    noAud, noIss, noIat, noExp."""
+    """A signed token; `options` (query items) can break it on purpose: alg, aud (another
+    audience), noKid, noAud, noIss, noIat, noExp."""
     options = options or {}
     header = {"alg": options.get("alg", "RS256"), "typ": "JWT", "kid": KEY_ID}
-    payload = {"iss": ACCOUNT, "sub": ACCOUNT, "aud": AUDIENCE, "iat": int(now),
+    payload = {"iss": ACCOUNT, "sub": ACCOUNT, "aud": options.get("aud", AUDIENCE), "iat": int(now),
                "exp": int(now + lifetime), "authorization": {claim_key: object_id}}
     for flag, field, container in (("noKid", "kid", header), ("noAud", "aud", payload), ("noIss", "iss", payload),
                                    ("noIat", "iat", payload), ("noExp", "exp", payload)):
