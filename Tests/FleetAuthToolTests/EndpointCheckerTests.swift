@@ -68,6 +68,27 @@ struct EndpointCheckerTests {
         #expect(run.line("status") == nil)  // nothing was requested
     }
 
+    @Test func keyNamesOfItsOwnAreInferredAndNamedAsFlagsAndSwift() async {
+        let run = await check("/token/custom-keys")
+        #expect(run.status == 0, "\(run.output)")
+        let shape = run.line("shape") ?? ""
+        #expect(shape.hasPrefix("  warning") && shape.contains("accessToken"), "\(run.output)")
+        #expect(run.output.contains("--token-key accessToken --expiry-key expiresAtMillis --expiry-unit milliseconds"))
+        #expect(run.output.contains(".json(tokenKey: \"accessToken\", expiry: .init(key: \"expiresAtMillis\""))
+        #expect(run.line("lifetime")?.hasPrefix("  ok") == true)  // every other check ran on it
+        let configured = await check(
+            "/token/custom-keys",
+            ["--token-key", "accessToken", "--expiry-key", "expiresAtMillis", "--expiry-unit", "milliseconds", "--json"])
+        #expect(configured.status == 0, "\(configured.output)")
+        #expect(configured.output.contains(#""format":"--token-key accessToken"#), "\(configured.output)")
+    }
+
+    @Test func aSecondStatedExpiryThatContradictsExpFails() async {
+        let run = await check("/token/expires-in-seconds?extraExpiration=1")
+        #expect(run.status == 1)
+        #expect(run.output.contains("failure  expiry-agreement  the body's expiration"), "\(run.output)")
+    }
+
     @Test func detectsThePresetAndItsUnit() async {
         let run = await check("/token/jwt-expiration-timestamp")
         #expect(run.line("shape")?.contains("expirationTimestamp") == true)

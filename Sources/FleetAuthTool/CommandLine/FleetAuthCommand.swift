@@ -8,6 +8,7 @@ package enum FleetAuthCommand {
     package static let usage = """
         usage: fleetauth check-endpoint --url URL (--vehicle-id ID [--task-id ID] | --trip-id ID)
                                         [--header 'Name: value']... [--format PRESET] [--post]
+                                        [--token-key KEY [--expiry-key KEY --expiry-unit UNIT]]
                                         [--allow-wildcard] [--audience AUD|none] [--timeout SECONDS] [--json]
 
         Fetches a token the way the FleetAuth SDK does and checks the answer: status,
@@ -15,6 +16,8 @@ package enum FleetAuthCommand {
         lifetime, the authorization claim and clock skew. Prints one line per check with
         what to fix; never prints the token (only its fingerprint) or header values.
 
+        --token-key, --expiry-key, --expiry-unit: a body with key names of its own; UNIT is
+        seconds, milliseconds (absolute Unix time) or seconds-from-now.
         --audience: the aud tokens must name, as the SDK requires (default
         \(TokenRules.fleetServiceAudience)); none skips the check.
         PRESET: \(TokenResponseFormat.presetNames.map(\.name).joined(separator: ", "))
@@ -67,6 +70,9 @@ package enum FleetAuthCommand {
         var audience: String? = TokenRules.fleetServiceAudience
         var post = false
         var timeout: TimeInterval = 15
+        var tokenKey: String?
+        var expiryKey: String?
+        var expiryUnit: TokenResponseFormat.ExpiryUnit?
         var rest = arguments.dropFirst()[...]
         func value(_ flag: String) throws(UsageError) -> String {
             guard let next = rest.first, !next.hasPrefix("--") else {
@@ -106,10 +112,29 @@ package enum FleetAuthCommand {
                 let given = try value(flag)
                 audience = given == "none" ? nil : given
             case "--post": post = true
+            case "--token-key": tokenKey = try value(flag)
+            case "--expiry-key": expiryKey = try value(flag)
+            case "--expiry-unit":
+                let name = try value(flag)
+                switch name {
+                case "seconds": expiryUnit = .absoluteSeconds
+                case "milliseconds": expiryUnit = .absoluteMilliseconds
+                case "seconds-from-now": expiryUnit = .secondsFromNow
+                default: throw UsageError(message: "--expiry-unit takes seconds, milliseconds or seconds-from-now")
+                }
             default: throw UsageError(message: "unknown option \(flag)")
             }
         }
         guard let url else { throw UsageError(message: "--url is required") }
+        switch (tokenKey, expiryKey, expiryUnit) {
+        case (nil, nil, nil): break
+        case (let tokenKey?, nil, nil) where format == nil: format = .json(tokenKey: tokenKey)
+        case (let tokenKey?, let expiryKey?, let unit?) where format == nil:
+            format = .json(tokenKey: tokenKey, expiry: .init(key: expiryKey, unit: unit))
+        default:
+            throw UsageError(
+                message: "--token-key (with --expiry-key and --expiry-unit together, or neither) replaces --format")
+        }
         let scope: AuthorizationScope
         switch (vehicleID, tripID) {
         case (let vehicle?, nil): scope = .vehicle(vehicle, taskID: taskID)

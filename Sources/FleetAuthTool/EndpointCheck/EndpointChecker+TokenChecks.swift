@@ -32,6 +32,15 @@ extension EndpointChecker {
             guard let expiry, let exp = try? JWTDecoder.decode(token).expiresAt else { return true }
             return (try? TokenResponseParser(format: format).check(expiry, against: exp, serverNow: serverNow)) != nil
         }
+        if agreeing == nil, matches.isEmpty, options.format == nil, let inferred = inferredShape(of: response) {
+            let (flags, swift) = Self.howToName(inferred.1)
+            let unit = Self.expiryUnit(of: inferred.1).map { ", expiry in \($0)" } ?? ", expiry from the JWT's exp"
+            findings.append(
+                Finding(
+                    "shape", .warning, "no preset matches; inferred \(inferred.1)\(unit)",
+                    fix: "configure it: \(flags) here, format: \(swift) in the SDK"))
+            return inferred
+        }
         guard let match = agreeing ?? matches.first else {
             findings.append(
                 Finding(

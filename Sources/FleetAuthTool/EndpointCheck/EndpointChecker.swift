@@ -70,10 +70,12 @@ package struct EndpointChecker: Sendable {
     package func run() async -> EndpointReport {
         var findings: [Finding] = []
         var requested: URL?
-        let token = await check(into: &findings, requested: &requested)
+        var format: TokenResponseFormat?
+        let token = await check(into: &findings, requested: &requested, format: &format)
         return EndpointReport(
             url: requested.map { Self.display($0, scope: options.scope) } ?? options.url, scope: options.scope,
-            findings: findings, tokenFingerprint: token.map(AuthToken.fingerprint(of:)))
+            findings: findings, tokenFingerprint: token.map(AuthToken.fingerprint(of:)),
+            formatFlags: format.map { Self.howToName($0).flags })
     }
 
     /// The URL as requested, without user info and with the values of query items other
@@ -89,7 +91,9 @@ package struct EndpointChecker: Sendable {
     }
 
     /// Appends findings; returns the token value if one was extracted.
-    private func check(into findings: inout [Finding], requested: inout URL?) async -> String? {
+    private func check(into findings: inout [Finding], requested: inout URL?, format matched: inout TokenResponseFormat?)
+        async -> String?
+    {
         // The SDK's own endpoint: the same template placeholders and query items.
         let endpoint = TokenEndpoint(
             url: options.url, method: options.method, format: options.format ?? .tokenOnly, timeout: options.timeout)
@@ -139,6 +143,8 @@ package struct EndpointChecker: Sendable {
                 : Finding("date-header", .ok, response.header("Date") ?? ""))
         guard checkBodySize(response, into: &findings) else { return nil }
         guard let (token, format, bodyExpiry) = checkShape(response, into: &findings) else { return nil }
+        matched = format
+        checkOtherExpiryFields(response, format: format, token: token, into: &findings)
         guard let claims = checkJWT(token, into: &findings) else { return token }
         checkHeader(claims, into: &findings)
         checkIdentity(claims, into: &findings)

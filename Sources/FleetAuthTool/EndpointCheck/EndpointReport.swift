@@ -12,6 +12,9 @@ package struct EndpointReport: Sendable {
     package let findings: [Finding]
     /// The token's fingerprint, if a token arrived.
     package let tokenFingerprint: String?
+    /// The `fleetauth` flags that name the response format the body matched (`--format
+    /// jwt-expiration-timestamp`), if one did.
+    package var formatFlags: String? = nil
 
     /// The worst verdict among the findings.
     package var verdict: Finding.Verdict { findings.map(\.verdict).max() ?? .ok }
@@ -42,6 +45,7 @@ package struct EndpointReport: Sendable {
     package var json: String {
         let object: [String: Any] = [
             "url": url, "scope": scope.description, "verdict": verdict.rawValue,
+            "format": formatFlags ?? NSNull(),
             "tokenFingerprint": tokenFingerprint ?? NSNull(),
             "findings": findings.map {
                 ["check": $0.check, "verdict": $0.verdict.rawValue, "seen": $0.seen, "fix": $0.fix]

@@ -70,6 +70,8 @@ SHAPES = {
     "expiration-timestamp-ms": ("token", "expiration_timestamp_ms", "ms"),
     "expires-in-seconds": ("token", "expiresInSeconds", "in"),
     "plain": (None, None, None),
+    # Key names no preset knows: the checker must infer them.
+    "custom-keys": ("accessToken", "expiresAtMillis", "ms"),
 }
 
 # The public sample backends' routes: /token/<route>/<id> → (shape, ID query name).
@@ -283,6 +285,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             answer["creationTimestamp"] = int(now * 1000)
         elif shape == "expiration-timestamp-ms":
             answer["creation_timestamp_ms"] = int(now * 1000)
+        if "extraExpiration" in query:
+            answer["expiration"] = int(query["extraExpiration"])
         if "pad" in query:
             answer["padding"] = "x" * int(query["pad"])
         scale = float(query.get("expiryScale", "1"))
