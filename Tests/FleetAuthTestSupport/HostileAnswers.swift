@@ -99,13 +99,14 @@ public enum HostileAnswers {
         }
         func answer(
             _ name: String, status: Int = 200, body: Data, contentType: String = "application/json",
-            format: TokenResponseFormat = .tokenOnly, _ expected: FleetAuthError.Code
+            format: TokenResponseFormat = .tokenOnly, sendsDate: Bool = true, _ expected: FleetAuthError.Code
         ) -> HostileAnswer {
-            HostileAnswer(
+            var headers = ["Content-Type": contentType]
+            // Like most HTTP servers, the answer says when it was made.
+            if sendsDate { headers["Date"] = HTTPDate.format(now) }
+            return HostileAnswer(
                 name: name,
-                // Like any HTTP server, the answer says when it was made.
-                delivery: .http(
-                    status: status, headers: ["Content-Type": contentType, "Date": HTTPDate.format(now)], body: body),
+                delivery: .http(status: status, headers: headers, body: body),
                 format: format,
                 expected: expected)
         }
@@ -199,6 +200,15 @@ public enum HostileAnswers {
                         $0["iat"] = t - 3540; $0["exp"] = t + 60
                     }
                 ]), .lifetimeTooShort),
+            answer(
+                "old token without a Date header", body: json(["token": jwt { $0["iat"] = t - 7200; $0["exp"] = t - 3600 }]),
+                sendsDate: false, .tokenExpired),
+            answer(
+                "unknown key names", body: json(["accessToken": valid, "expiresAtMillis": (t + 3600) * 1000]),
+                .malformedResponse),
+            answer(
+                "stated expiry contradicts exp", body: json(["token": valid, "expiresInSeconds": 1]),
+                format: .tokenWithExpiresInSeconds, .expiryMismatch),
             // Tokens for someone else.
             answer(
                 "token for another audience", body: json(["token": jwt { $0["aud"] = "https://fleet.example.com/" }]),

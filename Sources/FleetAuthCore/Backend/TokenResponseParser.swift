@@ -29,20 +29,38 @@ package struct TokenResponseParser: Sendable {
         self.maximumResponseBytes = maximumResponseBytes
     }
 
-    /// Parses and validates `response`, received at `receivedAt` by the device clock,
-    /// as a token for `scope`.
+    /// How far the device's wall clock and a token's `iat` may disagree before, without a
+    /// `Date` header, the device's clock is believed instead: the fleet service's tolerance.
+    package static let clockAgreement: TimeInterval = 600
+
+    /// Parses and validates `response`, received at `receivedAt` by the device's wall
+    /// clock and at `receivedUptime` on its monotonic clock, as a token for `scope`.
     package func token(
-        from response: TransportResponse, for scope: AuthorizationScope, receivedAt: Date
+        from response: TransportResponse, for scope: AuthorizationScope, receivedAt: Date,
+        receivedUptime: TimeInterval? = nil
     ) throws(FleetAuthError) -> AuthToken {
         do {
-            return try parse(response, scope: scope, receivedAt: receivedAt)
+            return try parse(response, scope: scope, receivedAt: receivedAt, receivedUptime: receivedUptime)
         } catch {
             throw error.adding(scope: scope, url: response.url)
         }
     }
 
+    /// The issuer's time when the answer left it: the `Date` header; without one, `iat`
+    /// while the device's clock agrees with it within ``clockAgreement``, else the
+    /// device's clock (an old token and a device clock that is off look alike then, and an
+    /// old token must not pass as fresh).
+    private static func issuerNow(_ response: TransportResponse, claims: JWTClaims, receivedAt: Date)
+        -> (now: Date, fromDevice: Bool)
+    {
+        if let date = serverDate(response) { return (date, false) }
+        guard let iat = claims.issuedAt else { return (receivedAt, true) }
+        if abs(receivedAt.timeIntervalSince(iat)) <= clockAgreement { return (iat, false) }
+        return (receivedAt, true)
+    }
+
     private func parse(
-        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date
+        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, receivedUptime: TimeInterval?
     ) throws(FleetAuthError) -> AuthToken {
         try checkStatus(response)
         guard response.body.count <= maximumResponseBytes else {
@@ -67,14 +85,16 @@ package struct TokenResponseParser: Sendable {
                 code: .malformedToken,
                 message: "The JWT's `exp` is not after its `iat`; check how the backend computes them.")
         }
-        let serverNow = Self.serverDate(response) ?? claims.issuedAt ?? receivedAt
+        let (serverNow, fromDevice) = Self.issuerNow(response, claims: claims, receivedAt: receivedAt)
         if let bodyExpiry { try check(bodyExpiry, against: exp, serverNow: serverNow) }
-        let remaining = exp.timeIntervalSince(serverNow)
+        // Never more life than the token was issued with, whichever clock is believed.
+        let remaining = min(exp.timeIntervalSince(serverNow), claims.issuedLifetime ?? .infinity)
         guard remaining > 0 else {
             throw FleetAuthError(
                 code: .tokenExpired,
-                message:
-                    "The token expired \(Int(-remaining)) s before the backend answered (by the backend's own clock); mint a new token per request instead of serving an old one."
+                message: fromDevice
+                    ? "By this device's clock the token expired \(Int(-remaining)) s ago\(claims.issuedAt.map { ", \(Int(receivedAt.timeIntervalSince($0))) s after it was issued" } ?? ""). Without a Date header an old token and a device clock that is off look alike: have the backend send a Date header and mint a new token per request, or set this device's clock."
+                    : "The token expired \(Int(-remaining)) s before the backend answered (by the backend's own clock); mint a new token per request instead of serving an old one."
             )
         }
         let lifetime = claims.issuedLifetime ?? remaining
@@ -107,7 +127,8 @@ package struct TokenResponseParser: Sendable {
         if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
         return AuthToken(
             value: value, scope: scope, receivedAt: receivedAt,
-            expiresAt: receivedAt.addingTimeInterval(remaining), lifetime: lifetime)
+            expiresAt: receivedAt.addingTimeInterval(remaining), lifetime: lifetime,
+            expiresAtUptime: receivedUptime.map { $0 + remaining })
     }
 
     private func checkStatus(_ response: TransportResponse) throws(FleetAuthError) {

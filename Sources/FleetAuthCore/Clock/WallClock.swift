@@ -8,11 +8,15 @@ public import Foundation
     import Darwin
 #endif
 
-/// The source of wall-clock time for FleetAuth.
+/// The source of time for FleetAuth: wall time, and a monotonic count that a user cannot
+/// move.
 ///
-/// JWT `exp` and `iat` are wall time, so the SDK reads time through this protocol
-/// rather than `Swift.Clock`. Production code uses ``SystemWallClock``; tests inject a
-/// manual clock (`ManualWallClock` in `FleetAuthInMemory`) and advance it by hand.
+/// JWT `exp` and `iat` are wall time, so wall time relates the server's `Date`, `iat` and
+/// `exp` to the moment a token arrives. Everything after that — expiry, staleness,
+/// cooldowns, retries and timeouts — runs on ``uptime()``, which keeps counting while the
+/// device sleeps and does not move when someone sets the clock. Production code uses
+/// ``SystemWallClock``; tests inject a manual clock (`ManualWallClock` in
+/// `FleetAuthInMemory`) and advance it by hand.
 ///
 /// ```swift
 /// struct FixedOffsetClock: WallClock {
@@ -26,9 +30,18 @@ public import Foundation
 public protocol WallClock: Sendable {
     /// The current wall-clock time.
     func now() -> Date
+    /// Seconds on a monotonic clock that keeps counting while the device sleeps; only
+    /// differences between two readings mean anything. The default reads ``now()``, which
+    /// a clock change moves: implement it for a clock of your own.
+    func uptime() -> TimeInterval
     /// Suspends for `duration` seconds of this clock's time; throws `CancellationError`
     /// if the calling task is cancelled first.
     func sleep(for duration: TimeInterval) async throws
+}
+
+extension WallClock {
+    /// Wall time as seconds since 1970: monotonic only while nobody sets the clock.
+    public func uptime() -> TimeInterval { now().timeIntervalSince1970 }
 }
 
 /// The device's real clock.
@@ -48,6 +61,19 @@ public struct SystemWallClock: WallClock {
         #endif
         guard clock_gettime(clockID, &spec) == 0 else { return Date() }
         return Date(timeIntervalSince1970: TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9)
+    }
+
+    /// Seconds since boot, sleep included: `CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC`
+    /// (which counts through sleep there) on Apple systems.
+    public func uptime() -> TimeInterval {
+        var spec = timespec()
+        #if os(Linux)
+            let clockID = CLOCK_BOOTTIME
+        #else
+            let clockID = CLOCK_MONOTONIC
+        #endif
+        guard clock_gettime(clockID, &spec) == 0 else { return ProcessInfo.processInfo.systemUptime }
+        return TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9
     }
 
     /// Sleeps with `Task.sleep`; a non-positive duration returns at once.

@@ -18,54 +18,56 @@ package struct TokenCache {
     /// fetch allowance before the token turns expiring.
     package struct Entry: Sendable {
         package let token: AuthToken
-        /// Where the full refresh window starts; never stale before it.
-        package let watchFrom: Date
-        /// When a lookup should start a background refresh.
-        package private(set) var staleAt: Date
-        /// When the token has too little life left to hand out.
-        package let expiringAt: Date
+        /// Where the full refresh window starts (uptime); never stale before it.
+        package let watchFrom: TimeInterval
+        /// When a lookup should start a background refresh (uptime).
+        package private(set) var staleAt: TimeInterval
+        /// When the token has too little life left to hand out (uptime).
+        package let expiringAt: TimeInterval
         /// The gap between lookups seen near the end of the token's life (the largest
         /// recent one, decaying slowly).
         package private(set) var lookupInterval: TimeInterval
         private let allowance: TimeInterval
-        private var lastLookup: Date?
+        private var lastLookup: TimeInterval?
 
         /// Creates an entry. `allowance` is what the window leaves for fetching
         /// (``RefreshPolicy/adaptiveAllowance(slowestFetch:retry:randomUnit:)``; infinite
         /// for the full window); `lookupInterval` carries over what the scope's previous
-        /// token learned.
+        /// token learned. Times are on the monotonic clock: the token's
+        /// ``AuthToken/expiresAtUptime`` (its wall expiry for a token without one).
         package init(
             token: AuthToken, policy: RefreshPolicy, allowance: TimeInterval = .infinity,
             lookupInterval: TimeInterval = 0
         ) {
             self.token = token
-            watchFrom = token.expiresAt.addingTimeInterval(-policy.refreshWindow(forLifetime: token.lifetime))
-            expiringAt = token.expiresAt.addingTimeInterval(-policy.minimumRemaining(forLifetime: token.lifetime))
+            let expiresAt = token.expiresAtUptime ?? token.expiresAt.timeIntervalSince1970
+            watchFrom = expiresAt - policy.refreshWindow(forLifetime: token.lifetime)
+            expiringAt = expiresAt - policy.minimumRemaining(forLifetime: token.lifetime)
             self.allowance = allowance
             self.lookupInterval = lookupInterval
             staleAt = watchFrom
             staleAt = adaptiveStaleAt()
         }
 
-        /// The token's state at `now`.
-        package func freshness(at now: Date) -> RefreshPolicy.Freshness {
+        /// The token's state at uptime `now`.
+        package func freshness(at now: TimeInterval) -> RefreshPolicy.Freshness {
             now < staleAt ? .fresh : now < expiringAt ? .stale : .expiring
         }
 
-        /// Records a lookup at `now` if it falls inside the full refresh window.
-        package mutating func recordLookup(at now: Date) {
+        /// Records a lookup at uptime `now` if it falls inside the full refresh window.
+        package mutating func recordLookup(at now: TimeInterval) {
             guard now >= watchFrom else { return }
             if let lastLookup, now > lastLookup {
-                lookupInterval = max(now.timeIntervalSince(lastLookup), lookupInterval * 0.9)
+                lookupInterval = max(now - lastLookup, lookupInterval * 0.9)
             }
             lastLookup = now
             staleAt = adaptiveStaleAt()
         }
 
-        private func adaptiveStaleAt() -> Date {
+        private func adaptiveStaleAt() -> TimeInterval {
             let margin = lookupInterval + allowance
             guard margin.isFinite else { return watchFrom }
-            return max(watchFrom, expiringAt.addingTimeInterval(-margin))
+            return max(watchFrom, expiringAt - margin)
         }
     }
 
@@ -94,7 +96,7 @@ package struct TokenCache {
     /// The token for `scope` and its state at `now`, marking the entry as used so eviction
     /// passes it over once, and recording the lookup when it falls in the entry's refresh
     /// window. Nothing else is copied or written.
-    package mutating func use(_ scope: AuthorizationScope, at now: Date)
+    package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness)?
     {
         guard let position = positions[scope] else { return nil }

@@ -87,7 +87,7 @@ public final class TokenEngine: Sendable {
     /// background refresh started); `nil` when a caller would have to wait for a fetch.
     /// Never suspends: for callers that must not.
     public func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
-        let now = clock.now()
+        let now = clock.uptime()
         enum FastPath {
             case fresh(AuthToken)
             case stale(AuthToken, refresh: UInt64?)
@@ -130,7 +130,7 @@ public final class TokenEngine: Sendable {
                     case started(UInt64)
                     case done(Result<AuthToken, any Error>)
                 }
-                let now = clock.now()
+                let now = clock.uptime()
                 let registration: Registration = shard.withLock { state in
                     if Task.isCancelled { return .done(.failure(CancellationError())) }
                     // Re-check under the lock: a fetch may have finished since the fast path.
@@ -180,12 +180,12 @@ public final class TokenEngine: Sendable {
     /// Fetches, then stores the outcome and answers every waiter — only if the slot
     /// still belongs to this flight (`invalidateAll()` may have taken it).
     private func run(flight flightID: UInt64, for scope: AuthorizationScope) async {
-        let started = clock.now()
+        let started = clock.uptime()
         var result = await fetcher.fetch(scope)
-        let now = clock.now()
+        let now = clock.uptime()
         let refresh = configuration.refresh
         let allowance = tracker.withLock { tracker -> TimeInterval in
-            if case .success = result { tracker.recordFetch(duration: now.timeIntervalSince(started)) }
+            if case .success = result { tracker.recordFetch(duration: now - started) }
             return refresh.adaptiveAllowance(
                 slowestFetch: tracker.slowestRecentFetch, retry: configuration.retry, randomUnit: fetcher.randomUnit())
         }
@@ -221,7 +221,7 @@ public final class TokenEngine: Sendable {
             case .failure(let error):
                 if configuration.retry.failureCooldown > 0 {
                     state.cooldowns[scope] = TokenEngineState.Cooldown(
-                        error: error, until: now.addingTimeInterval(configuration.retry.failureCooldown))
+                        error: error, until: now + configuration.retry.failureCooldown)
                 }
             }
             return Array(flight.waiters.values)

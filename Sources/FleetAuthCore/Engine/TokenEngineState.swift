@@ -17,7 +17,8 @@ struct TokenEngineState {
     /// A failed fetch's error, replayed to callers until `until`.
     struct Cooldown {
         let error: FleetAuthError
-        let until: Date
+        /// On the monotonic clock.
+        let until: TimeInterval
     }
 
     var cache: TokenCache
@@ -49,7 +50,7 @@ struct TokenEngineState {
     /// Claims the scope's flight slot for a fetch with no waiter yet (a background
     /// refresh), unless a fetch already runs or the scope is cooling down after a failure.
     /// - Returns: the new flight's ID.
-    mutating func startFlightIfIdle(_ scope: AuthorizationScope, now: Date) -> UInt64? {
+    mutating func startFlightIfIdle(_ scope: AuthorizationScope, now: TimeInterval) -> UInt64? {
         guard flights[scope] == nil else { return nil }
         if let cooldown = cooldowns[scope], cooldown.until > now { return nil }
         let flightID = nextID()

@@ -34,25 +34,25 @@ package struct TokenFetcher: Sendable {
 
     /// A validated token for `scope`, or the error of the last attempt.
     package func fetch(_ scope: AuthorizationScope) async -> Result<AuthToken, FleetAuthError> {
-        let start = clock.now()
-        let deadline = start.addingTimeInterval(retry.deadline)
+        let start = clock.uptime()
+        let deadline = start + retry.deadline
         var attempt = 1
         while true {
-            let attemptStart = clock.now()
+            let attemptStart = clock.uptime()
             emit(.fetchStarted(scope, attempt: attempt))
             let result = await attemptOnce(scope, deadline: deadline)
-            let finished = clock.now()
+            let finished = clock.uptime()
             switch result {
             case .success(let token):
                 emit(
                     .fetchSucceeded(
-                        scope, fingerprint: token.fingerprint, duration: finished.timeIntervalSince(start),
-                        expiresIn: token.remainingLifetime(at: finished)))
+                        scope, fingerprint: token.fingerprint, duration: finished - start,
+                        expiresIn: (token.expiresAtUptime ?? finished) - finished))
                 return .success(token)
             case .failure(let error):
                 let wait = retryDelay(after: error, attempt: attempt, finished: finished, deadline: deadline)
                 emit(
-                    .fetchFailed(scope, error: error, duration: finished.timeIntervalSince(attemptStart), retryIn: wait)
+                    .fetchFailed(scope, error: error, duration: finished - attemptStart, retryIn: wait)
                 )
                 guard let wait else { return .failure(error) }
                 do {
@@ -68,23 +68,25 @@ package struct TokenFetcher: Sendable {
     /// The wait before the next attempt, or `nil` when there is none: the failure is
     /// permanent, the attempts are used up, the task was cancelled, or the wait would end
     /// past the deadline.
-    private func retryDelay(after error: FleetAuthError, attempt: Int, finished: Date, deadline: Date)
+    private func retryDelay(after error: FleetAuthError, attempt: Int, finished: TimeInterval, deadline: TimeInterval)
         -> TimeInterval?
     {
         guard error.isTransient, attempt < retry.maximumAttempts, !Task.isCancelled else { return nil }
         let delay = max(retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
-        return finished.addingTimeInterval(delay) < deadline ? delay : nil
+        return finished + delay < deadline ? delay : nil
     }
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline.
-    package func attemptOnce(_ scope: AuthorizationScope, deadline: Date) async -> Result<AuthToken, FleetAuthError> {
+    package func attemptOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
+        -> Result<AuthToken, FleetAuthError>
+    {
         let request: TransportRequest
         do {
             request = try await endpoint.request(for: scope)
         } catch {
             return .failure(error)
         }
-        let timeout = min(endpoint.timeout, deadline.timeIntervalSince(clock.now()))
+        let timeout = min(endpoint.timeout, deadline - clock.uptime())
         guard timeout > 0 else { return .failure(Self.timedOut(scope, request, after: 0)) }
         var bounded = request
         bounded.timeout = timeout
@@ -106,7 +108,7 @@ package struct TokenFetcher: Sendable {
                     scope: scope, url: request.url, underlyingError: error))
         }
         return Result { () throws(FleetAuthError) -> AuthToken in
-            try parser.token(from: response, for: scope, receivedAt: clock.now())
+            try parser.token(from: response, for: scope, receivedAt: clock.now(), receivedUptime: clock.uptime())
         }
     }
 

@@ -19,16 +19,21 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
         let receivedAt: Date
         let expiresAt: Date
         let lifetime: TimeInterval
+        let expiresAtUptime: TimeInterval?
         /// The decoded claims, filled on first use: most tokens never need them, and a
         /// cache of 100,000 should not carry them all (nor a lock each).
         private var decoded: JWTClaims?
 
-        init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval) {
+        init(
+            value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
+            expiresAtUptime: TimeInterval?
+        ) {
             self.value = value
             self.scope = scope
             self.receivedAt = receivedAt
             self.expiresAt = expiresAt
             self.lifetime = lifetime
+            self.expiresAtUptime = expiresAtUptime
         }
 
         var claims: JWTClaims {
@@ -81,9 +86,19 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// and shared by every copy of the token.
     public var claims: JWTClaims { storage.claims }
 
+    /// When the token expires on the monotonic clock of the provider that fetched it
+    /// (``WallClock/uptime()``), which no change of the device's time moves; `nil` for a
+    /// token FleetAuth did not fetch.
+    public var expiresAtUptime: TimeInterval? { storage.expiresAtUptime }
+
     /// Creates a token record.
-    public init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval) {
-        storage = Storage(value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime)
+    public init(
+        value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
+        expiresAtUptime: TimeInterval? = nil
+    ) {
+        storage = Storage(
+            value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime,
+            expiresAtUptime: expiresAtUptime)
     }
 
     /// Wraps a value that FleetAuth did not fetch or validate itself (a custom provider's):

@@ -96,9 +96,11 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         }
     }
 
-    /// Expired by the token's expiry on this caller's clock (unknown expiries never are).
+    /// Expired by the token's monotonic expiry when FleetAuth fetched it (no change of the
+    /// device's time moves that), else by its wall expiry (unknown expiries never are).
     private func isExpired(_ token: AuthToken) -> Bool {
-        token.expiresAt <= clock.now()
+        if let expiresAtUptime = token.expiresAtUptime { return expiresAtUptime <= clock.uptime() }
+        return token.expiresAt <= clock.now()
     }
 
     private func send(_ request: TransportRequest, with token: AuthToken) async throws(FleetServiceError)

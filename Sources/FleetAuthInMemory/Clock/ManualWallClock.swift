@@ -1,8 +1,10 @@
 public import FleetAuthCore
 public import Foundation
 
-/// A wall clock that moves only when told to: tests and simulations advance it by hand,
-/// and everything sleeping on it wakes when its deadline passes.
+/// A clock that moves only when told to: tests and simulations advance it by hand, and
+/// everything sleeping on it wakes when its deadline passes. ``advance(by:)`` moves wall
+/// time and uptime together (time passing, the device awake or asleep);
+/// ``jumpWallClock(by:)`` moves wall time alone (a user setting the clock).
 ///
 /// ```swift
 /// let clock = ManualWallClock()
@@ -23,7 +25,10 @@ public final class ManualWallClock: WallClock {
     }
 
     private struct State {
+        /// Monotonic time, as a date; sleepers' deadlines are on it.
         var now: Date
+        /// What has been added to the wall clock alone (a user setting the time).
+        var wallOffset: TimeInterval = 0
         var sleepers: [UInt64: Sleeper] = [:]
         var watchers: [Watcher] = []
         var nextID: UInt64 = 0
@@ -48,9 +53,21 @@ public final class ManualWallClock: WallClock {
         state = LockedState(State(now: now))
     }
 
-    /// The clock's current time.
+    /// The clock's current wall time.
     public func now() -> Date {
-        state.withLock { $0.now }
+        state.withLock { $0.now.addingTimeInterval($0.wallOffset) }
+    }
+
+    /// The clock's monotonic time: moved by ``advance(by:)``, never by
+    /// ``jumpWallClock(by:)``.
+    public func uptime() -> TimeInterval {
+        state.withLock { $0.now.timeIntervalSince1970 }
+    }
+
+    /// Moves the wall clock alone by `seconds` (negative: back), as a user who sets the
+    /// device's time does; uptime and sleepers do not notice.
+    public func jumpWallClock(by seconds: TimeInterval) {
+        state.withLock { $0.wallOffset += seconds }
     }
 
     /// Suspends until the clock is advanced past `now + duration`.
@@ -92,7 +109,7 @@ public final class ManualWallClock: WallClock {
         for watcher in watchers { watcher.resume() }
     }
 
-    /// Moves the clock forward to `date` (never backward).
+    /// Moves the clock forward to the wall time `date` (never backward).
     public func advance(to date: Date) {
         advance(by: date.timeIntervalSince(now()))
     }
@@ -102,9 +119,9 @@ public final class ManualWallClock: WallClock {
         state.withLock { $0.sleepers.count }
     }
 
-    /// The earliest deadline among the sleepers, if any.
+    /// The earliest deadline among the sleepers, if any, in wall time.
     public var nextDeadline: Date? {
-        state.withLock { $0.sleepers.values.map(\.deadline).min() }
+        state.withLock { state in state.sleepers.values.map(\.deadline).min()?.addingTimeInterval(state.wallOffset) }
     }
 
     /// Returns once at least `count` tasks are sleeping on the clock with deadlines at

@@ -5,6 +5,7 @@ import Testing
 @Suite("Token cache: entries and CLOCK eviction")
 struct TokenCacheTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let uptime = now.timeIntervalSince1970
 
     static func entry(_ id: String, lifetime: TimeInterval = 3600) -> TokenCache.Entry {
         let token = AuthToken(
@@ -25,8 +26,8 @@ struct TokenCacheTests {
     @Test func aFullCacheEvictsAnEntryNotUsedSinceTheHandLastPassed() {
         var cache = TokenCache(capacity: 3)
         for id in ["a", "b", "c"] { _ = cache.store(Self.entry(id), for: .vehicle(id)) }
-        _ = cache.use(.vehicle("a"), at: Self.now)
-        _ = cache.use(.vehicle("c"), at: Self.now)
+        _ = cache.use(.vehicle("a"), at: Self.uptime)
+        _ = cache.use(.vehicle("c"), at: Self.uptime)
         // a and c get a second chance; b was never used since it was stored.
         #expect(cache.store(Self.entry("d"), for: .vehicle("d")) == .vehicle("b"))
         #expect(cache.count == 3)
@@ -40,7 +41,7 @@ struct TokenCacheTests {
         var cache = TokenCache(capacity: 2)
         for id in ["a", "b"] {
             _ = cache.store(Self.entry(id), for: .vehicle(id))
-            _ = cache.use(.vehicle(id), at: Self.now)
+            _ = cache.use(.vehicle(id), at: Self.uptime)
         }
         #expect(cache.store(Self.entry("c"), for: .vehicle("c")) == .vehicle("a"))
         #expect(Set(["b", "c"].filter { cache.peek(.vehicle($0)) != nil }) == ["b", "c"])
@@ -63,7 +64,7 @@ struct TokenCacheTests {
         var cache = TokenCache(capacity: 100)
         for index in 0..<10_000 {
             _ = cache.store(Self.entry("v\(index)"), for: .vehicle("v\(index)"))
-            _ = cache.use(.vehicle("hot"), at: Self.now)  // misses until stored below
+            _ = cache.use(.vehicle("hot"), at: Self.uptime)  // misses until stored below
             if index == 0 { _ = cache.store(Self.entry("hot"), for: .vehicle("hot")) }
         }
         #expect(cache.count == 100)
@@ -74,7 +75,7 @@ struct TokenCacheTests {
     func entryFreshnessAgreesWithThePolicy(secondsLater: TimeInterval) {
         let entry = Self.entry("a")
         let at = Self.now.addingTimeInterval(secondsLater)
-        #expect(entry.freshness(at: at) == RefreshPolicy().freshness(of: entry.token, at: at))
+        #expect(entry.freshness(at: at.timeIntervalSince1970) == RefreshPolicy().freshness(of: entry.token, at: at))
     }
 }
 
@@ -85,7 +86,7 @@ struct TokenCacheEvictOneTests {
         _ = cache.store(TokenCacheTests.entry("new"), for: .vehicle("new"))
         #expect(cache.evictOne(sparing: .vehicle("new")) == nil)
         _ = cache.store(TokenCacheTests.entry("old"), for: .vehicle("old"))
-        _ = cache.use(.vehicle("old"), at: TokenCacheTests.now)  // a second chance does not save it
+        _ = cache.use(.vehicle("old"), at: TokenCacheTests.uptime)  // a second chance does not save it
         #expect(cache.evictOne(sparing: .vehicle("new")) == .vehicle("old"))
         #expect(cache.count == 1)
         #expect(cache.peek(.vehicle("new")) != nil)
