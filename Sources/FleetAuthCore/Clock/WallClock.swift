@@ -37,11 +37,34 @@ public protocol WallClock: Sendable {
     /// Suspends for `duration` seconds of this clock's time; throws `CancellationError`
     /// if the calling task is cancelled first.
     func sleep(for duration: TimeInterval) async throws
+
+    /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or
+    /// `nil` when the time ran out first (the operation is then cancelled). The default
+    /// races the operation against ``sleep(for:)``; a test clock can decide the race in
+    /// deadline order.
+    func withTimeout<Result: Sendable>(
+        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result?
 }
 
 extension WallClock {
     /// Wall time as seconds since 1970: monotonic only while nobody sets the clock.
     public func uptime() -> TimeInterval { now().timeIntervalSince1970 }
+
+    /// Races `operation` against ``sleep(for:)``; the first to finish decides.
+    public func withTimeout<Result: Sendable>(
+        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result? {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await sleep(for: seconds)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
 }
 
 /// The device's real clock.

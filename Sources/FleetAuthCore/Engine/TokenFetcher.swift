@@ -114,18 +114,13 @@ package struct TokenFetcher: Sendable {
 
     private struct TimeoutSignal: Error {}
 
-    /// Sends `request`, racing it against the injected clock so timeouts are testable.
+    /// Sends `request` within its timeout on the injected clock, so timeouts are testable.
     private func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try await withThrowingTaskGroup(of: TransportResponse?.self) { [transport, clock] group in
-            group.addTask { try await transport.send(request) }
-            group.addTask {
-                try await clock.sleep(for: request.timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else { throw TimeoutSignal() }
-            return response
+        let transport = self.transport
+        guard let response = try await clock.withTimeout(request.timeout, { try await transport.send(request) }) else {
+            throw TimeoutSignal()
         }
+        return response
     }
 
     private static func timedOut(_ scope: AuthorizationScope, _ request: TransportRequest, after seconds: TimeInterval)

@@ -16,7 +16,17 @@ public final class ManualWallClock: WallClock {
     private struct Sleeper {
         let deadline: Date
         let continuation: CheckedContinuation<Void, any Error>
+        /// The ``withTimeout(_:_:)`` operation this sleep belongs to, if any.
+        var operation: UInt64? = nil
+        /// Set for the timeout of that operation rather than a sleep inside it.
+        var isTimeout = false
+        /// A timeout whose deadline passed while its operation ran, woken by the clock:
+        /// it fires only if the operation next sleeps past it.
+        var deferred = false
     }
+
+    /// The ``withTimeout(_:_:)`` operation the current task runs for, if any.
+    @TaskLocal private static var currentOperation: UInt64?
 
     private struct Watcher {
         let count: Int
@@ -32,10 +42,21 @@ public final class ManualWallClock: WallClock {
         var sleepers: [UInt64: Sleeper] = [:]
         var watchers: [Watcher] = []
         var nextID: UInt64 = 0
+        /// Operations the clock woke that have not slept on it again since.
+        var runningOperations: Set<UInt64> = []
 
         func sleeperCount(within: TimeInterval) -> Int {
             let horizon = now.addingTimeInterval(within)
-            return sleepers.values.filter { $0.deadline <= horizon }.count
+            return sleepers.values.filter { !$0.deferred && $0.deadline <= horizon }.count
+        }
+
+        /// The deferred timeout of `operation` if a sleep until `deadline` passes it.
+        mutating func takeTimeout(of operation: UInt64, passedBy deadline: Date) -> Sleeper? {
+            guard let (id, timeout) = sleepers.first(where: { $0.value.operation == operation && $0.value.deferred }),
+                timeout.deadline < deadline
+            else { return nil }
+            sleepers[id] = nil
+            return timeout
         }
 
         mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
@@ -74,20 +95,31 @@ public final class ManualWallClock: WallClock {
     public func sleep(for duration: TimeInterval) async throws {
         try Task.checkCancellation()
         guard duration > 0 else { return }
+        try await sleep(for: duration, operation: Self.currentOperation, isTimeout: false)
+    }
+
+    private func sleep(for duration: TimeInterval, operation: UInt64?, isTimeout: Bool) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready: [CheckedContinuation<Void, Never>]? = state.withLock { state in
+                let woken: (ready: [CheckedContinuation<Void, Never>], timeout: Sleeper?)? = state.withLock { state in
                     if Task.isCancelled { return nil }
+                    let deadline = state.now.addingTimeInterval(duration)
+                    var timeout: Sleeper?
+                    if let operation, !isTimeout {
+                        state.runningOperations.remove(operation)
+                        timeout = state.takeTimeout(of: operation, passedBy: deadline)
+                    }
                     state.sleepers[id] = Sleeper(
-                        deadline: state.now.addingTimeInterval(duration), continuation: continuation)
-                    return state.takeSatisfiedWatchers()
+                        deadline: deadline, continuation: continuation, operation: operation, isTimeout: isTimeout)
+                    return (state.takeSatisfiedWatchers(), timeout)
                 }
-                guard let ready else { return continuation.resume(throwing: CancellationError()) }
-                for watcher in ready { watcher.resume() }
+                guard let woken else { return continuation.resume(throwing: CancellationError()) }
+                woken.timeout?.continuation.resume()
+                for watcher in woken.ready { watcher.resume() }
             }
         } onCancel: {
             let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
@@ -95,15 +127,52 @@ public final class ManualWallClock: WallClock {
         }
     }
 
+    /// Runs `operation`, giving up when the clock passes `seconds` from now, in deadline
+    /// order: a sleep inside the operation that ends before the timeout wins over it
+    /// however far one advance moves the clock. A timeout that passes while the clock's
+    /// own wake-up has the operation running fires only if the operation next sleeps past
+    /// it; one that passes while the operation waits on anything else fires at once.
+    public func withTimeout<Result: Sendable>(
+        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result? {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        defer { state.withLock { _ = $0.runningOperations.remove(id) } }
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await Self.$currentOperation.withValue(id) { try await operation() } }
+            group.addTask {
+                try await self.sleep(for: max(seconds, 0.000_001), operation: id, isTimeout: true)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
     /// Moves the clock forward by `seconds` and wakes every sleeper whose deadline has
-    /// passed, earliest first.
+    /// passed, earliest first (see ``withTimeout(_:_:)`` for timeouts).
     public func advance(by seconds: TimeInterval) {
         let (due, watchers) = state.withLock { state in
             state.now = state.now.addingTimeInterval(max(0, seconds))
             let now = state.now
-            let due = state.sleepers.filter { $0.value.deadline <= now }
-            for id in due.keys { state.sleepers[id] = nil }
-            return (due.values.sorted { $0.deadline < $1.deadline }, state.takeSatisfiedWatchers())
+            var due: [Sleeper] = []
+            var timedOut: Set<UInt64> = []
+            let passed = state.sleepers.filter { !$0.value.deferred && $0.value.deadline <= now }
+            for (id, sleeper) in passed.sorted(by: { $0.value.deadline < $1.value.deadline }) {
+                if sleeper.isTimeout, let operation = sleeper.operation, state.runningOperations.contains(operation) {
+                    state.sleepers[id]?.deferred = true
+                    continue
+                }
+                // An operation whose timeout fired is not woken after it: it is being cancelled.
+                if let operation = sleeper.operation, timedOut.contains(operation) { continue }
+                if sleeper.isTimeout, let operation = sleeper.operation { timedOut.insert(operation) }
+                state.sleepers[id] = nil
+                if !sleeper.isTimeout, let operation = sleeper.operation { state.runningOperations.insert(operation) }
+                due.append(sleeper)
+            }
+            return (due, state.takeSatisfiedWatchers())
         }
         for sleeper in due { sleeper.continuation.resume() }
         for watcher in watchers { watcher.resume() }
@@ -116,12 +185,14 @@ public final class ManualWallClock: WallClock {
 
     /// How many tasks are sleeping on the clock.
     public var sleeperCount: Int {
-        state.withLock { $0.sleepers.count }
+        state.withLock { $0.sleepers.values.filter { !$0.deferred }.count }
     }
 
     /// The earliest deadline among the sleepers, if any, in wall time.
     public var nextDeadline: Date? {
-        state.withLock { state in state.sleepers.values.map(\.deadline).min()?.addingTimeInterval(state.wallOffset) }
+        state.withLock { state in
+            state.sleepers.values.filter { !$0.deferred }.map(\.deadline).min()?.addingTimeInterval(state.wallOffset)
+        }
     }
 
     /// Returns once at least `count` tasks are sleeping on the clock with deadlines at

@@ -90,3 +90,50 @@ struct TokenFetcherTests {
         #expect(error.scope == .vehicle("v-42"))
     }
 }
+
+@Suite("Manual clock: deadlines resolve in order")
+struct DeadlineOrderTests {
+    @Test func anAnswerDueBeforeItsTimeoutWinsAThousandTimesInARow() async throws {
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<1000 {
+            let clock = ManualWallClock()
+            let transport = InMemoryTransport(clock: clock, latency: 0.5)
+            transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+            let engine = try TokenEngine(
+                configuration: .init(
+                    endpoint: TokenEndpoint(url: "https://backend.example.com/token", timeout: 15), transport: transport,
+                    clock: clock, retry: .none))
+            let fetch = Task { try await engine.token(for: .vehicle("v-42")) }
+            await clock.waitForSleepers(count: 2)  // the answer at +0.5 s and the timeout at +15 s
+            clock.advance(by: 20)  // past both at once
+            switch await fetch.result {
+            case .success: outcomes["answer", default: 0] += 1
+            case .failure(let error):
+                outcomes[(error as? FleetAuthError)?.code.description ?? "other", default: 0] += 1
+            }
+        }
+        #expect(outcomes == ["answer": 1000])
+    }
+
+    @Test func aTimeoutDueBeforeTheAnswerWinsAThousandTimesInARow() async throws {
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<1000 {
+            let clock = ManualWallClock()
+            let transport = InMemoryTransport(clock: clock, latency: 30)
+            transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+            let engine = try TokenEngine(
+                configuration: .init(
+                    endpoint: TokenEndpoint(url: "https://backend.example.com/token", timeout: 15), transport: transport,
+                    clock: clock, retry: .none))
+            let fetch = Task { try await engine.token(for: .vehicle("v-42")) }
+            await clock.waitForSleepers(count: 2)
+            clock.advance(by: 40)
+            switch await fetch.result {
+            case .success: outcomes["answer", default: 0] += 1
+            case .failure(let error):
+                outcomes[(error as? FleetAuthError)?.code.description ?? "other", default: 0] += 1
+            }
+        }
+        #expect(outcomes == ["timedOut": 1000])
+    }
+}
