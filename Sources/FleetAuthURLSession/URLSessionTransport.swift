@@ -36,7 +36,8 @@ public final class URLSessionTransport: HTTPTransport {
     public let session: URLSession
     /// The options in force.
     public let configuration: Configuration
-    private let ownsSession: Bool
+    /// Set when the transport made its session: bodies then stream through it.
+    private let streaming: StreamingDelegate?
 
     /// Creates a transport with its own ephemeral session that refuses redirects.
     public convenience init(configuration: Configuration = Configuration()) {
@@ -44,26 +45,31 @@ public final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = URLSession(configuration: sessionConfiguration, delegate: RedirectRefusal(), delegateQueue: nil)
-        self.init(session: session, configuration: configuration, ownsSession: true)
+        let streaming = StreamingDelegate()
+        let session = URLSession(configuration: sessionConfiguration, delegate: streaming, delegateQueue: nil)
+        self.init(session: session, configuration: configuration, streaming: streaming)
     }
 
     /// Creates a transport over the app's own session. Redirect handling is then the
     /// session delegate's; the transport still fails a response whose final URL is on
-    /// another host than the request's.
+    /// another host than the request's, and one over the cap once it has arrived.
     public convenience init(session: URLSession, configuration: Configuration = Configuration()) {
-        self.init(session: session, configuration: configuration, ownsSession: false)
+        self.init(session: session, configuration: configuration, streaming: nil)
     }
 
-    private init(session: URLSession, configuration: Configuration, ownsSession: Bool) {
+    private init(session: URLSession, configuration: Configuration, streaming: StreamingDelegate?) {
         self.session = session
         self.configuration = configuration
-        self.ownsSession = ownsSession
+        self.streaming = streaming
     }
 
     deinit {
-        if ownsSession { session.finishTasksAndInvalidate() }
+        if streaming != nil { session.finishTasksAndInvalidate() }
     }
+
+    /// The most bytes one body has held in this transport's own session, for tests of the
+    /// cap; 0 with a session of the app's.
+    package var peakBufferedBytes: Int { streaming?.peakBufferedBytes ?? 0 }
 
     /// Sends the request with a data task; throws `CancellationError` if the calling task
     /// is cancelled, `URLError` for network failures, and ``FleetAuthError`` for timeouts,
@@ -74,6 +80,13 @@ public final class URLSessionTransport: HTTPTransport {
         let box = DataTaskBox()
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                if let streaming {
+                    let task = session.dataTask(with: urlRequest)
+                    streaming.follow(
+                        task, request: request, cap: configuration.maximumResponseBytes, continuation: continuation)
+                    box.start(task)
+                    return
+                }
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     if let error {
                         continuation.resume(throwing: Self.translate(error, for: request))
@@ -160,15 +173,5 @@ private final class DataTaskBox: @unchecked Sendable {
         let task = self.task
         lock.unlock()
         task?.cancel()
-    }
-}
-
-/// A session delegate that refuses every redirect, so the 3xx answer is returned.
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

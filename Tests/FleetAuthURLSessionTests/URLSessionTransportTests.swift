@@ -51,6 +51,27 @@ struct URLSessionTransportTests {
         #expect((refused as? URLError)?.code == .cannotConnectToHost)
     }
 
+    @Test(arguments: ["/conformance/bytes?count=16777216", "/conformance/stream?count=16777216"])
+    func anOversizedBodyIsRefusedWithoutBeingHeld(path: String) async throws {
+        // 16 MiB against a 256 KiB cap: announced (Content-Length) or streamed until closed.
+        let cap = 256 * 1024
+        let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: cap))
+        do {
+            _ = try await transport.send(TransportRequest(url: URL(string: server.url(path))!))
+            Issue.record("a 16 MiB body was accepted")
+        } catch let error as FleetAuthError {
+            #expect(error.code == .responseTooLarge)
+        }
+        #expect(transport.peakBufferedBytes <= 2 * cap, "held \(transport.peakBufferedBytes) bytes")
+    }
+
+    @Test func aBodyWithinTheCapStreamsWhole() async throws {
+        let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: 256 * 1024))
+        let response = try await transport.send(
+            TransportRequest(url: URL(string: server.url("/conformance/stream?count=200000"))!))
+        #expect(response.status == 200 && response.body.count == 200_000)
+    }
+
     @Test func connectionRefusedIsATransportFailure() async throws {
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: "http://127.0.0.1:1/token"), transport: URLSessionTransport(), retry: .none)

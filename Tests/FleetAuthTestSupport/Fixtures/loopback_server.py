@@ -186,6 +186,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if len(parts) == 2 and parts[0] == "status":
             status = int(parts[1])
             return self.reply(status, f"status {status}".encode(), "text/plain", {"X-Conformance": "yes"})
+        if parts == ["stream"]:
+            return self.stream(min(int(query.get("count", "0")), 1 << 25))
         if parts == ["bytes"]:
             return self.reply(200, b"a" * min(int(query.get("count", "0")), 1 << 24), "application/octet-stream")
         if parts == ["redirect"]:
@@ -215,6 +217,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         headers.pop("Date", None)  # the server sends its own
         content_type = headers.pop("Content-Type", "application/octet-stream")
         self.reply(answer["status"], base64.b64decode(answer.get("body", "")), content_type, headers)
+
+    def stream(self, count):
+        """`count` bytes in 64 KiB chunks with no Content-Length: the end is the close."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        chunk = b"a" * 65536
+        try:
+            while count > 0:
+                self.wfile.write(chunk[:count])
+                count -= len(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading: what a capped transport does
+        self.close_connection = True
 
     def close_mid_body(self):
         """Promises 1000 bytes, sends 10, and closes the connection."""
