@@ -48,7 +48,18 @@ package struct EndpointChecker: Sendable {
     /// The fleet service's limits: the SDK's own defaults, so both judge alike.
     static let maximumLifetime: TimeInterval = RefreshPolicy().maximumLifetime
     static let minimumRemainingLife: TimeInterval = RefreshPolicy().minimumRemainingLifetime
-    static let clockSkewTolerance: TimeInterval = 600
+
+    /// Why the SDK would refuse a token of `lifetime` with `remaining` seconds left as too
+    /// short, by the SDK's own policy (its margin is a quarter of a short lifetime); `nil`
+    /// when it would take it.
+    static func shortLifeRefusal(lifetime: TimeInterval, remaining: TimeInterval) -> String? {
+        let policy = RefreshPolicy()
+        if lifetime < policy.minimumLifetime {
+            return "\(Int(lifetime)) s lifetime, under the \(Int(policy.minimumLifetime)) s the SDK accepts"
+        }
+        let margin = policy.minimumRemaining(forLifetime: lifetime)
+        return remaining > margin ? nil : "\(Int(remaining)) s left, not over the SDK's \(Int(margin)) s margin"
+    }
 
     /// The audience and wildcard rules the SDK would apply with these options.
     var rules: TokenRules { TokenRules(expectedAudience: options.audience, allowsWildcard: options.allowWildcard) }
