@@ -13,7 +13,7 @@ import Foundation
 /// The lock is the platform's own primitive, called directly: `os_unfair_lock` on Apple
 /// systems and a `pthread_mutex_t` elsewhere (adaptive on Linux: it spins before it sleeps). (`Synchronization.Mutex` needs iOS 18 and
 /// macOS 15, and on Linux its futex is invisible to the thread sanitizer CI runs.)
-package final class LockedState<State>: @unchecked Sendable {
+package final class LockedState<State>: @unchecked Sendable, CustomReflectable {
     // Safe because `state` is only ever read or written inside `withLock`, which holds
     // `lock` for the whole access, so no two threads touch it at once. `State` values
     // never escape the closure by reference unless the caller copies them out, and the
@@ -25,6 +25,10 @@ package final class LockedState<State>: @unchecked Sendable {
     package init(_ initialState: State) where State: Sendable {
         self.state = initialState
     }
+
+    /// No children: `dump` and debuggers must not read the state without the lock, nor
+    /// show the tokens it may hold.
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .class) }
 
     /// Runs `body` with exclusive access to the state. Never call back into user code
     /// (completions, observers) from inside `body`.

@@ -126,4 +126,22 @@ struct RedactionAuditTests {
         #expect(!dumped.contains("c2VjcmV0LXBheWxvYWQ") && !dumped.contains("Bearer"))
         #expect(dumped.contains("Authorization") && dumped.contains("bodyBytes"))
     }
+
+    @Test func dumpingAProviderOrABackendShowsNoTokenItHolds() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        let backend = InMemoryTokenBackend(clock: clock)
+        transport.mount(backend, at: "/token")
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
+        let context = DriverAuthorizationContext(vehicleID: "v-1")
+        let token = try await provider.fetchToken(with: context)
+        provider.invalidate(token, for: context)  // now also in the rejected list
+        _ = try? await provider.fetchToken(with: context)
+        for subject in [provider as Any, backend, transport] {
+            var dumped = ""
+            dump(subject, to: &dumped, maxDepth: 12)
+            for part in token.split(separator: ".") { #expect(!dumped.contains(part)) }
+        }
+    }
 }
