@@ -30,6 +30,9 @@ public struct HostileAnswer: Sendable, CustomStringConvertible {
     public let format: TokenResponseFormat
     /// The error code FleetAuth must produce.
     public let expected: FleetAuthError.Code
+    /// A token value the fleet service rejected just before this answer, if the case is a
+    /// backend that mints the same bytes again.
+    public var rejectedBefore: String? = nil
 
     /// The name.
     public var description: String { name }
@@ -56,6 +59,9 @@ public enum HostileAnswers {
     public static func fetch(_ answer: HostileAnswer, from engine: TokenEngine, clock: ManualWallClock) async
         -> Result<AuthToken, any Error>
     {
+        if let rejected = answer.rejectedBefore {
+            engine.invalidate(rejected, for: scope, rejection: TokenRejection(status: 401, message: "Audience doesn't match"))
+        }
         let fetch = Task { try await engine.token(for: scope) }
         if case .slow = answer.delivery {
             await clock.waitForSleepers(count: 1, within: 5)
@@ -209,6 +215,13 @@ public enum HostileAnswers {
             answer(
                 "stated expiry contradicts exp", body: json(["token": valid, "expiresInSeconds": 1]),
                 format: .tokenWithExpiresInSeconds, .expiryMismatch),
+            {
+                // A backend that signs deterministically re-mints, within the second, the
+                // very token the fleet service has just rejected.
+                var remint = answer("deterministic re-mint of a rejected token", body: json(["token": valid]), .rejectedTokenReissued)
+                remint.rejectedBefore = valid
+                return remint
+            }(),
             // Tokens for someone else.
             answer(
                 "token for another audience", body: json(["token": jwt { $0["aud"] = "https://fleet.example.com/" }]),
