@@ -36,6 +36,9 @@ package struct EndpointReport: Sendable {
         }
         let failures = findings.filter { $0.verdict == .failure }.count
         let warnings = findings.filter { $0.verdict == .warning }.count
+        if warnings > 0 {
+            lines.append("  warnings are advisories: the SDK takes the token all the same; failures it refuses")
+        }
         lines.append(
             "result: \(verdict.rawValue) (\(failures) failures, \(warnings) warnings, \(findings.count) checks)")
         return lines.joined(separator: "\n")
