@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a token is asked for: one vehicle (optionally one of its tasks) or one trip.
 ///
 /// The driver and consumer modules turn their contexts into a scope; the engine keys
@@ -47,11 +49,19 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     /// The delivery task ID, for delivery fleets; `nil` otherwise.
     public let taskID: String?
 
-    /// Creates a scope. Use ``validated()`` before sending it anywhere.
+    /// Creates a scope, its IDs normalized to NFC (so an ID typed two ways is one scope).
+    /// Use ``validated()`` before sending it anywhere.
     public init(kind: Kind, id: String, taskID: String? = nil) {
         self.kind = kind
-        self.id = id
-        self.taskID = taskID
+        self.id = Self.normalized(id)
+        self.taskID = taskID.map(Self.normalized)
+    }
+
+    /// `id` in Unicode NFC, as the fleet service compares IDs; ASCII IDs are returned as
+    /// they are without further work.
+    private static func normalized(_ id: String) -> String {
+        if id.utf8.allSatisfy({ $0 < 0x80 }) { return id }
+        return id.precomposedStringWithCanonicalMapping
     }
 
     /// A vehicle scope.
@@ -77,18 +87,25 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         return "\(kind) \(id)"
     }
 
-    /// Checks that the IDs can be sent to a backend: not empty, no surrounding
-    /// whitespace, no control characters, at most 256 characters.
+    /// Checks that the IDs follow the fleet service's rules: not empty, at most 64
+    /// characters, none of `/ : ? , #`, no surrounding whitespace, no control characters.
+    /// Throws `invalidContext` naming the rule.
     public func validated() throws(FleetAuthError) -> AuthorizationScope {
         try Self.check(id, field: "\(kind) ID", scope: self)
         if let taskID { try Self.check(taskID, field: "task ID", scope: self) }
         return self
     }
 
+    /// The characters the fleet service does not accept in an ID.
+    public static let forbiddenIDCharacters: Set<Character> = ["/", ":", "?", ",", "#"]
+
     private static func check(_ value: String, field: String, scope: AuthorizationScope) throws(FleetAuthError) {
+        let forbidden = value.first { forbiddenIDCharacters.contains($0) }
         let problem: String? =
-            if value.isEmpty { "is empty" } else if value.count > 256 {
-                "is longer than 256 characters"
+            if value.isEmpty { "is empty" } else if value.count > 64 {
+                "has \(value.count) characters; the fleet service accepts at most 64"
+            } else if let forbidden {
+                "contains `\(forbidden)`; the fleet service accepts none of / : ? , # in IDs"
             } else if value.trimmingWhitespace() != value {
                 "has leading or trailing whitespace"
             } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {

@@ -40,13 +40,22 @@ public struct JWTClaims: Sendable, Equatable {
     /// The wildcard ID that matches every vehicle or trip.
     public static let wildcard = "*"
 
+    /// The claim keys that name delivery tasks: `taskid` (one ID) and `taskids` (a list).
+    public static let taskClaimKeys: Set<String> = ["taskid", "taskids"]
+
     /// Whether the `authorization` claim covers `scope`: one of the kind's claim keys
-    /// names the scope's ID, or the wildcard `*`. Keys compare case-insensitively.
+    /// names the scope's ID, or the wildcard `*`; and when the scope names a task and the
+    /// token carries a task claim (`taskid` or a `taskids` list), that claim names the task
+    /// or `*`. A vehicle token without a task claim serves all of the vehicle's tasks. Keys
+    /// compare case-insensitively.
     public func covers(_ scope: AuthorizationScope) -> Bool {
+        var covered = false
         for (key, ids) in authorization where scope.kind.claimKeys.contains(key.lowercased()) {
-            if ids.contains(scope.id) || ids.contains(Self.wildcard) { return true }
+            if ids.contains(scope.id) || ids.contains(Self.wildcard) { covered = true }
         }
-        return false
+        guard covered, let taskID = scope.taskID else { return covered }
+        let taskClaims = authorization.filter { Self.taskClaimKeys.contains($0.key.lowercased()) }.flatMap(\.value)
+        return taskClaims.isEmpty || taskClaims.contains(taskID) || taskClaims.contains(Self.wildcard)
     }
 
     /// Whether the claim covers `scope` through the wildcard and not by naming its ID.

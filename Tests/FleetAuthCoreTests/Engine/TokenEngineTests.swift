@@ -19,11 +19,11 @@ struct TokenEngineTests {
 
     @Test func requestNamesTheVehicle() async throws {
         let h = try EngineHarness()
-        _ = try await h.engine.token(for: .vehicle("v 42+", taskID: "t/1"))
+        _ = try await h.engine.token(for: .vehicle("v 42+", taskID: "t&1=é"))
         let url = try #require(h.transport.requests.first?.url)
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         #expect(items.contains(URLQueryItem(name: "vehicleId", value: "v 42+")))
-        #expect(items.contains(URLQueryItem(name: "taskId", value: "t/1")))
+        #expect(items.contains(URLQueryItem(name: "taskId", value: "t&1=é")))
     }
 
     @Test func thousandConcurrentCallersOnAColdCacheMakeOneRequest() async throws {

@@ -96,3 +96,54 @@ struct AuthTokenTests {
         #expect(opaque.claims == JWTClaims())
     }
 }
+
+@Suite("The fleet service's ID rules and task claims")
+struct IDRulesTests {
+    @Test(arguments: [
+        ("v/1", "`/`"), ("v:1", "`:`"), ("v?1", "`?`"), ("v,1", "`,`"), ("v#1", "`#`"),
+        (String(repeating: "v", count: 65), "at most 64"), ("", "is empty"),
+    ])
+    func anIDThatBreaksARuleIsAnInvalidContextNamingIt(id: String, rule: String) {
+        do {
+            _ = try AuthorizationScope.vehicle(id).validated()
+            Issue.record("\(id) was accepted")
+        } catch {
+            #expect(error.code == .invalidContext)
+            #expect(error.message.contains(rule), "\(error.message)")
+        }
+        #expect(throws: FleetAuthError.self) { try AuthorizationScope.vehicle("v-1", taskID: id).validated() }
+    }
+
+    @Test func sixtyFourCharactersAreAccepted() throws {
+        _ = try AuthorizationScope.vehicle(String(repeating: "é", count: 64)).validated()
+    }
+
+    @Test func anIDTypedTwoWaysIsOneScope() {
+        let composed = AuthorizationScope.vehicle("caf\u{E9}")
+        let decomposed = AuthorizationScope.vehicle("cafe\u{301}")
+        #expect(composed == decomposed && composed.hashValue == decomposed.hashValue)
+        #expect(decomposed.id.unicodeScalars.count == 4)
+    }
+
+    @Test(arguments: [
+        (["deliveryvehicleid": ["v-1"]], true),  // a vehicle-level token serves the vehicle's tasks
+        (["deliveryvehicleid": ["v-1"], "taskid": ["t-1"]], true),
+        (["deliveryvehicleid": ["v-1"], "taskid": ["t-2"]], false),
+        (["deliveryvehicleid": ["v-1"], "taskids": ["t-2", "t-1"]], true),
+        (["deliveryvehicleid": ["v-1"], "taskids": ["t-2", "t-3"]], false),
+        (["deliveryvehicleid": ["v-1"], "taskids": ["*"]], true),
+        (["deliveryvehicleid": ["v-2"], "taskids": ["t-1"]], false),
+    ] as [([String: [String]], Bool)])
+    func taskClaimsCoverTheTaskTheyName(authorization: [String: [String]], covered: Bool) {
+        #expect(JWTClaims(authorization: authorization).covers(.vehicle("v-1", taskID: "t-1")) == covered)
+    }
+
+    @Test func aTaskidsArrayIsReadFromTheToken() throws {
+        let token = InMemoryTokenBackend.jwt(payload: [
+            "exp": 1, "authorization": ["deliveryvehicleid": "v-1", "taskids": ["t-1", "t-2"]],
+        ])
+        let claims = try JWTDecoder.decode(token)
+        #expect(claims.authorization["taskids"] == ["t-1", "t-2"])
+        #expect(claims.covers(.vehicle("v-1", taskID: "t-2")) && !claims.covers(.vehicle("v-1", taskID: "t-3")))
+    }
+}
