@@ -30,7 +30,8 @@ let package = Package(
             capability: .command(
                 intent: .custom(
                     verb: "check-token-endpoint",
-                    description: "Checks that a token backend issues tokens the FleetAuth SDK and the fleet service accept"
+                    description:
+                        "Checks that a token backend issues tokens the FleetAuth SDK and the fleet service accept"
                 ),
                 permissions: [
                     .allowNetworkConnections(
@@ -89,7 +90,8 @@ let package = Package(
         .testTarget(
             name: "FleetAuthURLSessionTests",
             dependencies: [
-                "FleetAuthURLSession", "FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory", "FleetAuthTestSupport",
+                "FleetAuthURLSession", "FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory",
+                "FleetAuthTestSupport",
             ]
         ),
         .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),

@@ -46,7 +46,8 @@ struct DriverApp {
         guard let fleetURL = arguments.value("fleet-url").flatMap(URL.init(string:)),
             let providerID = arguments.value("provider-id"), let vehicleID = arguments.value("vehicle-id")
         else {
-            throw CommandLineOptions.UsageError(message: "--token-url needs --fleet-url, --provider-id and --vehicle-id")
+            throw CommandLineOptions.UsageError(
+                message: "--token-url needs --fleet-url, --provider-id and --vehicle-id")
         }
         let headers = try arguments.headers()  // the app's credential; never printed
         let updates = Int(try arguments.number("updates") ?? 10)

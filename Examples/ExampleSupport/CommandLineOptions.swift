@@ -1,5 +1,5 @@
-import Foundation
 public import FleetAuthCore
+import Foundation
 
 /// A small `--name value` / `--flag` parser, so the examples need no dependencies.
 public struct CommandLineOptions {

@@ -66,7 +66,8 @@ struct ExamplesTests {
         #expect(options.flag("help") && !options.flag("verbose"))
         #expect(try CommandLineOptions.format(named: "expires-in-seconds") == .tokenWithExpiresInSeconds)
         #expect(options.rules() == TokenRules())
-        #expect(try CommandLineOptions(["--audience", "none"], valueNames: ["audience"]).rules().expectedAudience == nil)
+        #expect(
+            try CommandLineOptions(["--audience", "none"], valueNames: ["audience"]).rules().expectedAudience == nil)
     }
 
     @Test(arguments: [

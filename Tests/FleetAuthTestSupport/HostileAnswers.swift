@@ -60,7 +60,8 @@ public enum HostileAnswers {
         -> Result<AuthToken, any Error>
     {
         if let rejected = answer.rejectedBefore {
-            engine.invalidate(rejected, for: scope, rejection: TokenRejection(status: 401, message: "Audience doesn't match"))
+            engine.invalidate(
+                rejected, for: scope, rejection: TokenRejection(status: 401, message: "Audience doesn't match"))
         }
         let fetch = Task { try await engine.token(for: scope) }
         if case .slow = answer.delivery {
@@ -207,7 +208,12 @@ public enum HostileAnswers {
                     }
                 ]), .lifetimeTooShort),
             answer(
-                "old token without a Date header", body: json(["token": jwt { $0["iat"] = t - 7200; $0["exp"] = t - 3600 }]),
+                "old token without a Date header",
+                body: json([
+                    "token": jwt {
+                        $0["iat"] = t - 7200; $0["exp"] = t - 3600
+                    }
+                ]),
                 sendsDate: false, .tokenExpired),
             answer(
                 "unknown key names", body: json(["accessToken": valid, "expiresAtMillis": (t + 3600) * 1000]),
@@ -218,7 +224,8 @@ public enum HostileAnswers {
             {
                 // A backend that signs deterministically re-mints, within the second, the
                 // very token the fleet service has just rejected.
-                var remint = answer("deterministic re-mint of a rejected token", body: json(["token": valid]), .rejectedTokenReissued)
+                var remint = answer(
+                    "deterministic re-mint of a rejected token", body: json(["token": valid]), .rejectedTokenReissued)
                 remint.rejectedBefore = valid
                 return remint
             }(),
@@ -228,7 +235,8 @@ public enum HostileAnswers {
                 .audienceMismatch),
             answer("token with no audience", body: json(["token": jwt { $0["aud"] = nil }]), .audienceMismatch),
             answer(
-                "wildcard token for every vehicle", body: json(["token": jwt { $0["authorization"] = ["vehicleid": "*"] }]),
+                "wildcard token for every vehicle",
+                body: json(["token": jwt { $0["authorization"] = ["vehicleid": "*"] }]),
                 .wildcardRefused),
             answer(
                 "token for another vehicle", body: json(["token": jwt { $0["authorization"] = ["vehicleid": "v-43"] }]),

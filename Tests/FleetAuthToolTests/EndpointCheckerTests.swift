@@ -78,7 +78,10 @@ struct EndpointCheckerTests {
         #expect(run.line("lifetime")?.hasPrefix("  ok") == true)  // every other check ran on it
         let configured = await check(
             "/token/custom-keys",
-            ["--token-key", "accessToken", "--expiry-key", "expiresAtMillis", "--expiry-unit", "milliseconds", "--json"])
+            [
+                "--token-key", "accessToken", "--expiry-key", "expiresAtMillis", "--expiry-unit", "milliseconds",
+                "--json",
+            ])
         #expect(configured.status == 0, "\(configured.output)")
         #expect(configured.output.contains(#""format":"--token-key accessToken"#), "\(configured.output)")
     }

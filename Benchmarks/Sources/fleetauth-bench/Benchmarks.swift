@@ -353,7 +353,9 @@ enum Benchmarks {
             return Data(base64Encoded: text) ?? Data()
         }
         let jsonNanoseconds = try await Measure.medianNanoseconds(batches: 15, iterations: 2_000) {
-            for part in parts { sink.value &+= (try JSONSerialization.jsonObject(with: part) as? [String: Any])?.count ?? 0 }
+            for part in parts {
+                sink.value &+= (try JSONSerialization.jsonObject(with: part) as? [String: Any])?.count ?? 0
+            }
         }
         return Decoding(decodesPerSecond: 1e9 / nanoseconds, jsonParsesPerSecond: 1e9 / jsonNanoseconds)
     }

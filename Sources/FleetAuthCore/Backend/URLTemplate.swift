@@ -68,7 +68,8 @@ package struct URLTemplate: Sendable, Hashable {
                 )
             case .unsupported(let name):
                 throw Self.error(
-                    "The token URL's placeholder `{\(spelling)}` (\(name)) cannot be filled by a vehicle or trip context yet.")
+                    "The token URL's placeholder `{\(spelling)}` (\(name)) cannot be filled by a vehicle or trip context yet."
+                )
             default: continue
             }
         }

@@ -22,7 +22,8 @@ extension TokenEngine {
         /// Creates a configuration with the contract's defaults.
         public init(
             endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
-            refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), rules: TokenRules = TokenRules(),
+            refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(),
+            rules: TokenRules = TokenRules(),
             cacheCapacity: Int = 1024, observer: (@Sendable (TokenEvent) -> Void)? = nil
         ) {
             self.endpoint = endpoint

@@ -55,11 +55,12 @@ public final class TokenEngine: Sendable {
     @inline(__always)
     func shard(for scope: AuthorizationScope) -> LockedState<TokenEngineState> {
         guard shards.count > 1 else { return shards[0] }
-        let mix = scope.id.utf8.withContiguousStorageIfAvailable { bytes -> UInt32 in
-            var mix = UInt32(truncatingIfNeeded: bytes.count)
-            for byte in bytes.suffix(4) { mix = (mix &* 31) &+ UInt32(byte) }
-            return mix ^ (mix >> 7)
-        } ?? UInt32(truncatingIfNeeded: scope.id.hashValue)
+        let mix =
+            scope.id.utf8.withContiguousStorageIfAvailable { bytes -> UInt32 in
+                var mix = UInt32(truncatingIfNeeded: bytes.count)
+                for byte in bytes.suffix(4) { mix = (mix &* 31) &+ UInt32(byte) }
+                return mix ^ (mix >> 7)
+            } ?? UInt32(truncatingIfNeeded: scope.id.hashValue)
         return shards[Int(mix % UInt32(shards.count))]
     }
 
@@ -155,7 +156,9 @@ public final class TokenEngine: Sendable {
                 case .joined: break
                 case .started(let flightID): launch(flight: flightID, for: scope)
                 case .done(let result):
-                    if case .failure(let error as FleetAuthError) = result { emit(.failureReplayed(scope, error: error)) }
+                    if case .failure(let error as FleetAuthError) = result {
+                        emit(.failureReplayed(scope, error: error))
+                    }
                     continuation.resume(with: result)
                 }
             }
@@ -211,7 +214,9 @@ public final class TokenEngine: Sendable {
                     token: token, policy: refresh, allowance: allowance, lookupInterval: previous?.lookupInterval ?? 0)
                 evicted = state.cache.store(entry, for: scope)
                 if previous == nil, evicted == nil,
-                    cachedCount.withLock({ $0 += 1; return $0 }) > configuration.cacheCapacity,
+                    cachedCount.withLock({
+                        $0 += 1; return $0
+                    }) > configuration.cacheCapacity,
                     let victim = state.cache.evictOne(sparing: scope)
                 {
                     evicted = victim

@@ -54,8 +54,9 @@ package enum FleetAuthCommand {
     }
 
     /// Parses `check-endpoint` arguments.
-    package static func parse(_ arguments: [String]) throws(UsageError) -> (options: EndpointChecker.Options, json: Bool)
-    {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> (
+        options: EndpointChecker.Options, json: Bool
+    ) {
         guard arguments.first == "check-endpoint" else {
             throw UsageError(message: "unknown command \(arguments.first ?? ""); the command is check-endpoint")
         }

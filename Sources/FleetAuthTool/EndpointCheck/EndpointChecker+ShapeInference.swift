@@ -29,7 +29,9 @@ extension EndpointChecker {
         let units: [TokenResponseFormat.ExpiryUnit] = [.absoluteSeconds, .absoluteMilliseconds, .secondsFromNow]
         // Keys that look like expiries first, so `expiresAt` wins over an unrelated number.
         let numbers = object.compactMap { key, value in (value as? NSNumber).map { (key, $0.doubleValue) } }
-            .sorted { ($0.0.lowercased().contains("exp") ? 0 : 1, $0.0) < ($1.0.lowercased().contains("exp") ? 0 : 1, $1.0) }
+            .sorted {
+                ($0.0.lowercased().contains("exp") ? 0 : 1, $0.0) < ($1.0.lowercased().contains("exp") ? 0 : 1, $1.0)
+            }
         for (key, value) in numbers {
             for unit in units {
                 let format = TokenResponseFormat.json(tokenKey: tokenKey, expiry: .init(key: key, unit: unit))
@@ -83,7 +85,8 @@ extension EndpointChecker {
             guard let value = (object[key] as? NSNumber)?.doubleValue else { continue }
             let agrees = units.contains { unit in
                 let reading = TokenResponseFormat.json(tokenKey: "token", expiry: .init(key: key, unit: unit))
-                return (try? TokenResponseParser(format: reading).check(value, against: exp, serverNow: serverNow)) != nil
+                return (try? TokenResponseParser(format: reading).check(value, against: exp, serverNow: serverNow))
+                    != nil
             }
             if !agrees {
                 findings.append(

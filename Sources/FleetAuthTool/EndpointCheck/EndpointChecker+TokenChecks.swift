@@ -145,9 +145,12 @@ extension EndpointChecker {
                 Finding(
                     "lifetime", .failure, "already expired \(Int(-remaining)) s ago",
                     fix: "mint a new token per request"))
-        } else if let refusal = Self.shortLifeRefusal(lifetime: claims.issuedLifetime ?? remaining, remaining: remaining) {
+        } else if let refusal = Self.shortLifeRefusal(
+            lifetime: claims.issuedLifetime ?? remaining, remaining: remaining)
+        {
             findings.append(
-                Finding("lifetime", .failure, refusal, fix: "mint tokens that live well over 5 minutes (an hour is usual)"))
+                Finding(
+                    "lifetime", .failure, refusal, fix: "mint tokens that live well over 5 minutes (an hour is usual)"))
         } else if remaining <= Self.minimumRemainingLife {
             // The SDK takes it (its margin shrinks to a quarter of a short lifetime); the
             // contract asks for 5 minutes: an advisory, not a failure.
@@ -205,4 +208,3 @@ extension EndpointChecker {
         }
     }
 }
-

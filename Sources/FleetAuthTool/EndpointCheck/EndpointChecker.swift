@@ -96,13 +96,16 @@ package struct EndpointChecker: Sendable {
         components.user = nil
         components.password = nil
         components.queryItems = components.queryItems?.map { item in
-            [scope.kind.queryItemName, "taskId"].contains(item.name) ? item : URLQueryItem(name: item.name, value: "hidden")
+            [scope.kind.queryItemName, "taskId"].contains(item.name)
+                ? item : URLQueryItem(name: item.name, value: "hidden")
         }
         return components.string ?? "?"
     }
 
     /// Appends findings; returns the token value if one was extracted.
-    private func check(into findings: inout [Finding], requested: inout URL?, format matched: inout TokenResponseFormat?)
+    private func check(
+        into findings: inout [Finding], requested: inout URL?, format matched: inout TokenResponseFormat?
+    )
         async -> String?
     {
         // The SDK's own endpoint: the same template placeholders and query items.

@@ -185,9 +185,11 @@ struct TokenResponseParserTests {
         ),
         (
             "no authorization claim",
-            Answers.json(["token": InMemoryTokenBackend.jwt(payload: [
+            Answers.json([
+                "token": InMemoryTokenBackend.jwt(payload: [
                     "iat": 1_800_000_000, "exp": 1_800_003_600, "aud": TokenRules.fleetServiceAudience,
-                ])]),
+                ])
+            ]),
             .tokenOnly, .scopeMismatch
         ),
         (

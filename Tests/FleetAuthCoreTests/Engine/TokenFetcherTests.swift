@@ -103,7 +103,8 @@ struct DeadlineOrderTests {
             transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
             let engine = try TokenEngine(
                 configuration: .init(
-                    endpoint: TokenEndpoint(url: "https://backend.example.com/token", timeout: 15), transport: transport,
+                    endpoint: TokenEndpoint(url: "https://backend.example.com/token", timeout: 15),
+                    transport: transport,
                     clock: clock, retry: .none))
             let fetch = Task { try await engine.token(for: .vehicle("v-42")) }
             await clock.waitForSleepers(count: 2)  // the answer and the timeout

@@ -60,7 +60,9 @@ enum Answers {
         id: String = "v-42", key: String = "vehicleid", iat: Double? = 1_800_000_000, lifetime: Double = 3600,
         exp: Double? = nil, extra: [String: Any] = [:]
     ) -> String {
-        var payload: [String: Any] = ["iss": "minter", "sub": "minter", "aud": TokenRules.fleetServiceAudience, "authorization": [key: id]]
+        var payload: [String: Any] = [
+            "iss": "minter", "sub": "minter", "aud": TokenRules.fleetServiceAudience, "authorization": [key: id],
+        ]
         if let iat { payload["iat"] = iat }
         payload["exp"] = exp ?? ((iat ?? 1_800_000_000) + lifetime)
         for (name, value) in extra { payload[name] = value }

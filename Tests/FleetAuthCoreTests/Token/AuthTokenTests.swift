@@ -125,15 +125,16 @@ struct IDRulesTests {
         #expect(decomposed.id.unicodeScalars.count == 4)
     }
 
-    @Test(arguments: [
-        (["deliveryvehicleid": ["v-1"]], true),  // a vehicle-level token serves the vehicle's tasks
-        (["deliveryvehicleid": ["v-1"], "taskid": ["t-1"]], true),
-        (["deliveryvehicleid": ["v-1"], "taskid": ["t-2"]], false),
-        (["deliveryvehicleid": ["v-1"], "taskids": ["t-2", "t-1"]], true),
-        (["deliveryvehicleid": ["v-1"], "taskids": ["t-2", "t-3"]], false),
-        (["deliveryvehicleid": ["v-1"], "taskids": ["*"]], true),
-        (["deliveryvehicleid": ["v-2"], "taskids": ["t-1"]], false),
-    ] as [([String: [String]], Bool)])
+    @Test(
+        arguments: [
+            (["deliveryvehicleid": ["v-1"]], true),  // a vehicle-level token serves the vehicle's tasks
+            (["deliveryvehicleid": ["v-1"], "taskid": ["t-1"]], true),
+            (["deliveryvehicleid": ["v-1"], "taskid": ["t-2"]], false),
+            (["deliveryvehicleid": ["v-1"], "taskids": ["t-2", "t-1"]], true),
+            (["deliveryvehicleid": ["v-1"], "taskids": ["t-2", "t-3"]], false),
+            (["deliveryvehicleid": ["v-1"], "taskids": ["*"]], true),
+            (["deliveryvehicleid": ["v-2"], "taskids": ["t-1"]], false),
+        ] as [([String: [String]], Bool)])
     func taskClaimsCoverTheTaskTheyName(authorization: [String: [String]], covered: Bool) {
         #expect(JWTClaims(authorization: authorization).covers(.vehicle("v-1", taskID: "t-1")) == covered)
     }

@@ -253,15 +253,18 @@ struct HonestRejectionTests {
         let transport = InMemoryTransport(clock: clock)
         let backend = InMemoryTokenBackend(
             clock: clock,
-            configuration: .init(audience: "https://other.example/", editPayload: { _, payload in payload["jti"] = nil }))
+            configuration: .init(
+                audience: "https://other.example/", editPayload: { _, payload in payload["jti"] = nil }))
         let fleet = InMemoryFleetService(clock: clock)
         transport.mount(backend, at: "/driver-token")
         transport.mount(fleet)
         let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport, clock: clock,
+            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport,
+            clock: clock,
             rules: TokenRules(expectedAudience: "https://other.example/"))
         let reporter = try VehicleReporter(
-            fleetService: FleetServiceEndpoint(baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+            fleetService: FleetServiceEndpoint(
+                baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
             vehicleID: "v-42", authorization: provider, transport: transport, clock: clock)
         do {
             _ = try await reporter.report(

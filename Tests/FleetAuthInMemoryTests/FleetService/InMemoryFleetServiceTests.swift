@@ -10,7 +10,8 @@ struct InMemoryFleetServiceTests {
 
     func token(_ edit: (inout [String: Any]) -> Void = { _ in }) -> String {
         var payload: [String: Any] = [
-            "aud": TokenRules.fleetServiceAudience, "iat": now, "exp": now + 3600, "authorization": ["vehicleid": "v-1"],
+            "aud": TokenRules.fleetServiceAudience, "iat": now, "exp": now + 3600,
+            "authorization": ["vehicleid": "v-1"],
         ]
         edit(&payload)
         return InMemoryTokenBackend.jwt(payload: payload)
