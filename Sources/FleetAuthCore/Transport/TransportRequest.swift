@@ -14,6 +14,8 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
         public static let post = Method("POST")
         /// `PUT`.
         public static let put = Method("PUT")
+        /// `PATCH`.
+        public static let patch = Method("PATCH")
         /// The method's name.
         public var description: String { rawValue }
     }

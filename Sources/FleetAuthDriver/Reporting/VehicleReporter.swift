@@ -4,6 +4,7 @@ import Foundation
 /// update time, the way the driver SDK does.
 ///
 /// Each ``report(_:)`` sends `PUT {base}/v1/providers/{providerID}/vehicles/{vehicleID}?updateMask=lastLocation`
+/// (for a delivery fleet, `PATCH …/deliveryVehicles/{vehicleID}?updateMask=lastLocation`)
 /// with `Authorization: Bearer <token>`. Updates are sent one at a time, in the order
 /// they were reported. A token the fleet service rejects (401/403) is invalidated and the
 /// update is sent once more with a fresh one; a token known to have expired is never sent.
@@ -56,7 +57,8 @@ public final class VehicleReporter: Sendable {
                 scope: context.scope)
         }
         let request = TransportRequest(
-            method: .put, url: try fleetService.vehicleURL(context.vehicleID, query: "updateMask=lastLocation"),
+            method: fleetService.fleet.vehicleUpdateMethod,
+            url: try fleetService.vehicleURL(context.vehicleID, query: "updateMask=lastLocation"),
             headers: ["Content-Type": "application/json"], body: location.updateBody(),
             timeout: fleetService.timeout)
         return try await queue.run { () async throws(FleetServiceError) -> Receipt in

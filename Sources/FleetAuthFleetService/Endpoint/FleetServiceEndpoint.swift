@@ -1,29 +1,66 @@
-import FleetAuthCore
+public import FleetAuthCore
 public import Foundation
 
-/// Where the fleet service lives and which provider (the operator's cloud project) the
-/// calls are for. Builds the REST URLs of vehicles and trips.
+/// Where the fleet service lives, which provider (the operator's cloud project) the calls
+/// are for, and which flavor of fleet it runs. Builds the REST URLs of vehicles and trips.
 public struct FleetServiceEndpoint: Sendable {
+    /// The platform's two flavors: on-demand rides and scheduled deliveries. New flavors may
+    /// be added without breaking anyone.
+    public struct Fleet: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Hashable, Sendable { case onDemand = "on-demand", delivery }
+        private let value: Value
+
+        /// On-demand trips: vehicles are updated with `PUT …/vehicles/{id}`.
+        public static let onDemand = Fleet(value: .onDemand)
+        /// Scheduled deliveries: vehicles are updated with `PATCH …/deliveryVehicles/{id}`.
+        public static let delivery = Fleet(value: .delivery)
+
+        /// The flavor named `name` (`on-demand` or `delivery`), or `nil`.
+        public init?(named name: String) {
+            guard let value = Value(rawValue: name) else { return nil }
+            self.value = value
+        }
+
+        private init(value: Value) { self.value = value }
+
+        /// The REST collection of this flavor's vehicles.
+        public var vehicleCollection: String { value == .delivery ? "deliveryVehicles" : "vehicles" }
+        /// The method that updates a vehicle's location.
+        public var vehicleUpdateMethod: TransportRequest.Method { value == .delivery ? .patch : .put }
+        /// The `authorization` claim key that names this flavor's vehicles.
+        public var vehicleClaimKey: String { value == .delivery ? "deliveryvehicleid" : "vehicleid" }
+
+        /// `on-demand` or `delivery`.
+        public var description: String { value.rawValue }
+    }
+
     /// The service's base URL, such as `https://fleet.example.com`.
     public var baseURL: URL
     /// The operator's provider (cloud project) ID.
     public var providerID: String
+    /// The flavor of fleet: on-demand (the default) or delivery.
+    public var fleet: Fleet
     /// Seconds one call may take.
     public var timeout: TimeInterval
     /// Allows plain `http` to hosts other than loopback.
     public var allowsInsecureHTTP: Bool
 
     /// Creates an endpoint.
-    public init(baseURL: URL, providerID: String, timeout: TimeInterval = 15, allowsInsecureHTTP: Bool = false) {
+    public init(
+        baseURL: URL, providerID: String, fleet: Fleet = .onDemand, timeout: TimeInterval = 15,
+        allowsInsecureHTTP: Bool = false
+    ) {
         self.baseURL = baseURL
         self.providerID = providerID
+        self.fleet = fleet
         self.timeout = timeout
         self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 
-    /// `{base}/v1/providers/{providerID}/vehicles/{vehicleID}`, IDs percent-encoded.
+    /// `{base}/v1/providers/{providerID}/vehicles/{vehicleID}`, or `…/deliveryVehicles/…`
+    /// for a delivery fleet; IDs percent-encoded.
     public func vehicleURL(_ vehicleID: String, query: String? = nil) throws(FleetServiceError) -> URL {
-        try url(["vehicles", vehicleID], query: query, scope: .vehicle(vehicleID))
+        try url([fleet.vehicleCollection, vehicleID], query: query, scope: .vehicle(vehicleID))
     }
 
     /// `{base}/v1/providers/{providerID}/trips/{tripID}`, IDs percent-encoded.

@@ -24,6 +24,9 @@ public final class InMemoryTokenBackend: Sendable {
         public var keyID: String
         /// Mint `"*"` instead of the requested ID.
         public var mintsWildcard: Bool
+        /// The claim key that names a vehicle: `vehicleid` (on-demand, the default) or
+        /// `deliveryvehicleid` (delivery fleets).
+        public var vehicleClaimKey: String
         /// Whether answers carry a `Date` header.
         public var sendsDateHeader: Bool
         /// Edits each token's payload before it is encoded: add, change or remove claims to
@@ -35,9 +38,10 @@ public final class InMemoryTokenBackend: Sendable {
             lifetime: TimeInterval = 3600, format: TokenResponseFormat = .tokenOnly, clockOffset: TimeInterval = 0,
             serviceAccount: String = "fleet-token-minter@example-project.iam.gserviceaccount.com",
             audience: String = TokenRules.fleetServiceAudience, keyID: String = "in-memory-key-1",
-            mintsWildcard: Bool = false, sendsDateHeader: Bool = true,
+            mintsWildcard: Bool = false, sendsDateHeader: Bool = true, vehicleClaimKey: String = "vehicleid",
             editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)? = nil
         ) {
+            self.vehicleClaimKey = vehicleClaimKey
             self.lifetime = lifetime
             self.format = format
             self.clockOffset = clockOffset
@@ -114,7 +118,8 @@ public final class InMemoryTokenBackend: Sendable {
         for scope: AuthorizationScope, issuedAt: Date, configuration: Configuration, serial: Int
     ) -> String {
         let id = configuration.mintsWildcard ? JWTClaims.wildcard : scope.id
-        var authorization: [String: Any] = [scope.kind.claimKeys[0]: id]
+        let key = scope.kind == .vehicle ? configuration.vehicleClaimKey : scope.kind.claimKeys[0]
+        var authorization: [String: Any] = [key: id]
         if let taskID = scope.taskID { authorization["taskid"] = taskID }
         var payload: [String: Any] = [
             "iss": configuration.serviceAccount, "sub": configuration.serviceAccount, "aud": configuration.audience,

@@ -122,7 +122,7 @@ public final class InMemoryFleetService: Sendable {
     /// Checks the token and serves the call.
     public func respond(to request: TransportRequest) async -> TransportResponse {
         let now = clock.now()
-        let scope = Self.scope(of: request.url.path, providerID: configuration.providerID)
+        let (scope, collection) = Self.scope(of: request.url.path, providerID: configuration.providerID)
         let bearer = request.header("Authorization").flatMap(Self.bearerToken)
         let fingerprint = bearer.map(AuthToken.fingerprint(of:))
         let (forced, revoked) = state.withLock { state in
@@ -137,14 +137,14 @@ public final class InMemoryFleetService: Sendable {
         } else if revoked {
             verdict = (401, "token revoked")
         } else if let scope {
-            verdict = check(bearer, covering: scope, at: now)
+            verdict = check(bearer, covering: scope, in: collection, at: now)
         } else {
             verdict = (404, "no such resource")
         }
         var body = Data(#"{"error":"\#(verdict.rejection ?? "")"}"#.utf8)
         var status = verdict.status
         if verdict.rejection == nil, let scope {
-            (status, body) = serve(request, scope: scope, now: now)
+            (status, body) = serve(request, scope: scope, collection: collection, now: now)
         }
         let call = Call(
             method: request.method, scope: scope, tokenFingerprint: fingerprint, status: status,
@@ -154,7 +154,9 @@ public final class InMemoryFleetService: Sendable {
             status: status, headers: ["Content-Type": "application/json"], body: body, url: request.url)
     }
 
-    private func check(_ bearer: String?, covering scope: AuthorizationScope, at now: Date) -> (Int, String?) {
+    private func check(_ bearer: String?, covering scope: AuthorizationScope, in collection: String, at now: Date)
+        -> (Int, String?)
+    {
         guard let bearer else { return (401, "no bearer token") }
         guard let claims = try? JWTDecoder.decode(bearer) else { return (401, "malformed token") }
         guard claims.audience.contains(configuration.audience) else { return (401, "wrong audience") }
@@ -167,13 +169,23 @@ public final class InMemoryFleetService: Sendable {
             return (401, "lifetime over one hour")
         }
         guard claims.covers(scope) else { return (403, "token does not cover \(scope)") }
+        // Each flavor's vehicles are named by their own claim key.
+        let key = collection == "deliveryVehicles" ? "deliveryvehicleid" : collection == "vehicles" ? "vehicleid" : nil
+        if let key, !(claims.authorization.first { $0.key.lowercased() == key }?.value ?? []).contains(where: {
+            $0 == scope.id || $0 == JWTClaims.wildcard
+        }) {
+            return (403, "token does not name \(scope) as \(key)")
+        }
         return (200, nil)
     }
 
-    private func serve(_ request: TransportRequest, scope: AuthorizationScope, now: Date) -> (Int, Data) {
-        let name = "providers/\(configuration.providerID)/\(scope.kind == .vehicle ? "vehicles" : "trips")/\(scope.id)"
+    private func serve(_ request: TransportRequest, scope: AuthorizationScope, collection: String, now: Date)
+        -> (Int, Data)
+    {
+        let name = "providers/\(configuration.providerID)/\(collection)/\(scope.id)"
         if scope.kind == .vehicle {
-            guard request.method == .put, let body = request.body,
+            let method: TransportRequest.Method = collection == "deliveryVehicles" ? .patch : .put
+            guard request.method == method, let body = request.body,
                 var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
             else { return (400, Data(#"{"error":"expected a JSON vehicle update"}"#.utf8)) }
             state.withLock { $0.lastLocations[scope.id] = body }
@@ -205,14 +217,17 @@ public final class InMemoryFleetService: Sendable {
         return String(parts[1])
     }
 
-    /// The vehicle or trip named by `/v1/providers/{providerID}/vehicles|trips/{id}`.
-    private static func scope(of path: String, providerID: String) -> AuthorizationScope? {
+    /// The vehicle or trip named by `/v1/providers/{providerID}/vehicles|deliveryVehicles|trips/{id}`,
+    /// with its collection.
+    private static func scope(of path: String, providerID: String) -> (AuthorizationScope?, String) {
         let parts = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
-        guard parts.count == 5, parts[0] == "v1", parts[1] == "providers", parts[2] == providerID else { return nil }
+        guard parts.count == 5, parts[0] == "v1", parts[1] == "providers", parts[2] == providerID else {
+            return (nil, "")
+        }
         switch parts[3] {
-        case "vehicles": return .vehicle(parts[4])
-        case "trips": return .trip(parts[4])
-        default: return nil
+        case "vehicles", "deliveryVehicles": return (.vehicle(parts[4]), parts[3])
+        case "trips": return (.trip(parts[4]), parts[3])
+        default: return (nil, parts[3])
         }
     }
 }

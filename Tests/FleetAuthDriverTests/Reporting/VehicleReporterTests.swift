@@ -288,3 +288,62 @@ struct HonestRejectionTests {
         #expect(long.message.count == 201)
     }
 }
+
+@Suite("Vehicle reporter: delivery fleets")
+struct DeliveryReporterTests {
+    /// A reporter for `fleet`, with tokens minted under `claimKey`.
+    func report(fleet: FleetServiceEndpoint.Fleet, claimKey: String) async throws
+        -> (Result<VehicleReporter.Receipt, FleetServiceError>, InMemoryTransport, InMemoryFleetService)
+    {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        let fleetService = InMemoryFleetService(clock: clock)
+        transport.mount(InMemoryTokenBackend(clock: clock, configuration: .init(vehicleClaimKey: claimKey)), at: "/token")
+        transport.mount(fleetService)
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
+        let reporter = try VehicleReporter(
+            fleetService: FleetServiceEndpoint(
+                baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project", fleet: fleet),
+            vehicleID: "dv-7", authorization: provider, transport: transport, clock: clock)
+        do {
+            let receipt = try await reporter.report(
+                VehicleLocation(latitude: 52.5, longitude: 13.4, timestamp: clock.now()))
+            return (.success(receipt), transport, fleetService)
+        } catch {
+            return (.failure(error), transport, fleetService)
+        }
+    }
+
+    @Test func aDeliveryVehicleIsPatchedWithADeliveryVehicleToken() async throws {
+        let (result, transport, fleet) = try await report(fleet: .delivery, claimKey: "deliveryvehicleid")
+        #expect(try result.get().status == 200)
+        let update = try #require(transport.requests.last)
+        #expect(update.method == .patch)
+        #expect(
+            update.url.absoluteString
+                == "https://fleet.example.com/v1/providers/demo-project/deliveryVehicles/dv-7?updateMask=lastLocation")
+        #expect(fleet.lastUpdate(of: "dv-7") != nil)
+    }
+
+    @Test(arguments: [
+        (FleetServiceEndpoint.Fleet.delivery, "vehicleid"), (FleetServiceEndpoint.Fleet.onDemand, "deliveryvehicleid"),
+    ])
+    func aTokenForTheOtherFlavorIsRefusedByTheFleetService(fleet: FleetServiceEndpoint.Fleet, claimKey: String)
+        async throws
+    {
+        let (result, _, service) = try await report(fleet: fleet, claimKey: claimKey)
+        guard case .failure(let error) = result else {
+            Issue.record("the other flavor's token was accepted")
+            return
+        }
+        #expect(error.fault == .token && error.status == 403)
+        #expect(service.calls.allSatisfy { !$0.accepted })
+    }
+
+    @Test func flavorsAreNamedForCommandLines() {
+        #expect(FleetServiceEndpoint.Fleet(named: "delivery") == .delivery)
+        #expect(FleetServiceEndpoint.Fleet(named: "on-demand") == .onDemand)
+        #expect(FleetServiceEndpoint.Fleet(named: "rides") == nil)
+    }
+}
