@@ -32,6 +32,37 @@ struct FleetServiceEndToEndTests {
         #expect(try await server.requestCount(key: "fleet-rejected-\(vehicleID)") == 0)
     }
 
+    @Test func aDeliveryVehicleReportsThroughTheDeliverySampleBackend() async throws {
+        // The delivery sample backend's route and shape, and nothing else configured.
+        let vehicleID = "dv-e2e-\(UUID().uuidString.prefix(6))"
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(
+                url: server.url("/token/delivery_driver/{vehicleId}"),
+                format: .tokenWithExpirationTimestampMilliseconds),
+            transport: URLSessionTransport())
+        let delivery = FleetServiceEndpoint(baseURL: server.baseURL, providerID: "loopback-project", fleet: .delivery)
+        let reporter = try VehicleReporter(
+            fleetService: delivery, vehicleID: vehicleID, authorization: provider, transport: URLSessionTransport())
+        let receipt = try await reporter.report(VehicleLocation(latitude: 48.85, longitude: 2.35, timestamp: Date()))
+        #expect(receipt.status == 200 && receipt.attempts == 1)
+        #expect(try await server.requestCount(key: "fleet-accepted-\(vehicleID)") == 1)
+        // An on-demand token is refused on the delivery path.
+        let onDemand = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/driver/{vehicleId}"), format: .jwtWithExpirationTimestamp),
+            transport: URLSessionTransport())
+        let wrong = try VehicleReporter(
+            fleetService: delivery, vehicleID: vehicleID, authorization: onDemand, transport: URLSessionTransport())
+        do {
+            _ = try await wrong.report(VehicleLocation(latitude: 48.85, longitude: 2.35, timestamp: Date()))
+            Issue.record("an on-demand token updated a delivery vehicle")
+        } catch {
+            // The fixture signs deterministically: asked again within the second it re-mints the
+            // refused token, and the error carries the fleet service's own reason.
+            #expect(error.fault == .token, "\(error)")
+            #expect(String(describing: error).contains("HTTP 403: token does not cover"), "\(error)")
+        }
+    }
+
     @Test func unsignedTokensAreRejectedAndReportedAsTokenFaults() async throws {
         let vehicleID = "v-unsigned-\(UUID().uuidString.prefix(6))"
         // The in-memory backend's tokens carry no real signature: the fixture refuses them.

@@ -149,6 +149,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_PUT(self):
         self.route()
 
+    def do_PATCH(self):
+        self.route()
+
     def route(self):
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query))
@@ -163,6 +166,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             # The platform's sample backends name the ID in the path.
             shape, id_name = SAMPLE_ROUTES[parts[1]]
             query[id_name] = urllib.parse.unquote(parts[2])
+            if parts[1].startswith("delivery_"):
+                query["fleet"] = "delivery"
             return self.token(shape, query, body)
         if parts[:2] == ["v1", "providers"] and len(parts) == 5:
             return self.fleet(parts[2], parts[3], urllib.parse.unquote(parts[4]), body)
@@ -246,7 +251,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def fleet(self, provider, collection, object_id, body):
         """The fleet service: checks the bearer token, then answers the update or trip."""
-        claim_key = {"vehicles": "vehicleid", "trips": "tripid"}.get(collection)
+        claim_key = {"vehicles": "vehicleid", "deliveryVehicles": "deliveryvehicleid", "trips": "tripid"}.get(collection)
         if claim_key is None or provider != PROVIDER_ID:
             return self.reply(404, b'{"error":"no such resource"}')
         status, reason = check_bearer(self.headers.get("Authorization", ""), claim_key, object_id)
@@ -254,9 +259,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if status != 200:
             return self.reply(status, json.dumps({"error": reason}).encode())
         name = f"providers/{provider}/{collection}/{object_id}"
-        if collection == "vehicles":
-            if self.command != "PUT":
-                return self.reply(405, b'{"error":"use PUT"}')
+        if collection in ("vehicles", "deliveryVehicles"):
+            method = "PUT" if collection == "vehicles" else "PATCH"
+            if self.command != method:
+                return self.reply(405, json.dumps({"error": f"use {method}"}).encode())
             update = json.loads(body or b"{}")
             update["name"] = name
             return self.reply(200, json.dumps(update).encode())
@@ -282,7 +288,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if shape not in SHAPES:
             return self.reply(404, b'{"error":"unknown shape"}')
         if "vehicleId" in query:
-            claim_key, object_id = "vehicleid", query["vehicleId"]
+            claim_key = "deliveryvehicleid" if query.get("fleet") == "delivery" else "vehicleid"
+            object_id = query["vehicleId"]
         elif "tripId" in query:
             claim_key, object_id = "tripid", query["tripId"]
         else:
