@@ -15,10 +15,10 @@ import Foundation
 @main
 struct DriverApp {
     static let usage = """
-        usage: DriverApp [--hours H]
+        usage: DriverApp [--hours H] [--fleet on-demand|delivery]
                DriverApp --token-url URL --fleet-url URL --provider-id ID --vehicle-id ID
-                         [--format PRESET] [--header 'Name: value']... [--audience AUD|none]
-                         [--updates N] [--interval SECONDS]
+                         [--fleet on-demand|delivery] [--format PRESET] [--header 'Name: value']...
+                         [--audience AUD|none] [--updates N] [--interval SECONDS]
         The token URL may name the ID in its path: https://api.example.com/token/driver/{vehicleId}
         PRESET: \(CommandLineOptions.formatNames)
         Exit status: 0 every update accepted, 1 any failed, 2 usage error.
@@ -26,14 +26,24 @@ struct DriverApp {
 
     static let valueNames: Set<String> = [
         "hours", "token-url", "fleet-url", "provider-id", "vehicle-id", "format", "header", "audience", "updates",
-        "interval",
+        "interval", "fleet",
     ]
+
+    /// The `--fleet` flavor (default on-demand).
+    static func fleet(_ arguments: CommandLineOptions) throws -> FleetServiceEndpoint.Fleet {
+        guard let name = arguments.value("fleet") else { return .onDemand }
+        guard let fleet = FleetServiceEndpoint.Fleet(named: name) else {
+            throw CommandLineOptions.UsageError(message: "--fleet takes on-demand or delivery, not \(name)")
+        }
+        return fleet
+    }
 
     static func main() async {
         await ExampleCommand.main(name: "DriverApp", usage: usage, valueNames: valueNames, real: runAgainstRealServices)
         { arguments, progress in
             var options = DriverSimulation.Options()
             if let hours = try arguments.number("hours") { options.hours = hours }
+            options.fleet = try fleet(arguments)
             options.progress = progress
             return try await DriverSimulation.run(options)
         }
@@ -57,7 +67,8 @@ struct DriverApp {
             transport: URLSessionTransport(), rules: arguments.rules(),
             observer: { event in print("  token: \(event)") })  // events never carry token values
         let reporter = try VehicleReporter(
-            fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID), vehicleID: vehicleID,
+            fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID, fleet: try fleet(arguments)),
+            vehicleID: vehicleID,
             authorization: provider, transport: URLSessionTransport())
         var accepted = 0
         for step in 0..<updates {

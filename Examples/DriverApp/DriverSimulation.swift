@@ -13,10 +13,14 @@ enum DriverSimulation {
         var tokenLifetime: TimeInterval = 3600
         var networkLatency: TimeInterval = 0.2
         var vehicleID = "vehicle-42"
+        /// On-demand (the default) or delivery: the claim key the backend mints and the
+        /// call the reporter makes.
+        var fleet = FleetServiceEndpoint.Fleet.onDemand
         var progress: (@Sendable (String) -> Void)?
     }
 
     struct Report: CustomStringConvertible {
+        var fleet = FleetServiceEndpoint.Fleet.onDemand
         var simulatedSeconds: TimeInterval = 0
         var updatesSent = 0
         var updatesAccepted = 0
@@ -29,7 +33,7 @@ enum DriverSimulation {
 
         var description: String {
             """
-            DriverApp report (embedded in-memory backend and fleet service)
+            DriverApp report (embedded in-memory backend and fleet service, \(fleet == .delivery ? "delivery vehicle: PATCH deliveryVehicles" : "on-demand vehicle: PUT vehicles"))
               simulated time          \(String(format: "%.1f", simulatedSeconds / 3600)) h in \(String(format: "%.2f", realSeconds)) s of real time
               updates sent            \(updatesSent)
               updates accepted        \(updatesAccepted)
@@ -45,7 +49,9 @@ enum DriverSimulation {
         // 1. The embedded services, all on one manual clock with some network latency.
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock, latency: options.networkLatency)
-        let backend = InMemoryTokenBackend(clock: clock, configuration: .init(lifetime: options.tokenLifetime))
+        let backend = InMemoryTokenBackend(
+            clock: clock,
+            configuration: .init(lifetime: options.tokenLifetime, vehicleClaimKey: options.fleet.vehicleClaimKey))
         let fleet = InMemoryFleetService(clock: clock)
         transport.mount(backend, at: "/driver-token")
         transport.mount(fleet)
@@ -64,11 +70,11 @@ enum DriverSimulation {
             })
         let reporter = try VehicleReporter(
             fleetService: FleetServiceEndpoint(
-                baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+                baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project", fleet: options.fleet),
             vehicleID: options.vehicleID, authorization: provider, transport: transport, clock: clock)
 
         // 3. Drive: one update every `updateInterval` seconds of simulated time.
-        var report = Report()
+        var report = Report(fleet: options.fleet)
         let start = clock.now()
         let updates = Int(options.hours * 3600 / options.updateInterval)
         for step in 0..<updates {

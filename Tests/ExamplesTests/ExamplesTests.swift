@@ -1,5 +1,6 @@
 import ExampleSupport
 import FleetAuthCore
+import FleetAuthDriver
 import Foundation
 import Testing
 
@@ -19,6 +20,16 @@ struct ExamplesTests {
         #expect(report.tokenFetches <= report.minimumTokenFetches + 1)
         #expect(report.callersThatWaited == 1)  // only the very first update waited for a token
         #expect(report.description.contains("rejected updates        0"))
+    }
+
+    @Test func driverAppRunsADeliveryVehicle() async throws {
+        var options = DriverSimulation.Options()
+        options.hours = 1
+        options.fleet = .delivery
+        let report = try await DriverSimulation.run(options)
+        #expect(report.updatesSent == 720 && report.updatesAccepted == 720)
+        #expect(report.callsRejectedByFleet == 0)
+        #expect(report.description.contains("delivery vehicle: PATCH deliveryVehicles"))
     }
 
     @Test func driverAppWithShortTokensStillNeverFails() async throws {
