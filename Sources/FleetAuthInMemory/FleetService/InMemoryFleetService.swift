@@ -170,11 +170,12 @@ public final class InMemoryFleetService: Sendable {
         }
         guard claims.covers(scope) else { return (403, "token does not cover \(scope)") }
         // Each flavor's vehicles are named by their own claim key.
-        let key = collection == "deliveryVehicles" ? "deliveryvehicleid" : collection == "vehicles" ? "vehicleid" : nil
-        if let key, !(claims.authorization.first { $0.key.lowercased() == key }?.value ?? []).contains(where: {
-            $0 == scope.id || $0 == JWTClaims.wildcard
-        }) {
-            return (403, "token does not name \(scope) as \(key)")
+        let vehicleKeys = ["vehicles": "vehicleid", "deliveryVehicles": "deliveryvehicleid"]
+        if let key = vehicleKeys[collection] {
+            let named = claims.authorization.first { $0.key.lowercased() == key }?.value ?? []
+            guard named.contains(scope.id) || named.contains(JWTClaims.wildcard) else {
+                return (403, "token does not name \(scope) as \(key)")
+            }
         }
         return (200, nil)
     }

@@ -298,7 +298,8 @@ struct DeliveryReporterTests {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock)
         let fleetService = InMemoryFleetService(clock: clock)
-        transport.mount(InMemoryTokenBackend(clock: clock, configuration: .init(vehicleClaimKey: claimKey)), at: "/token")
+        transport.mount(
+            InMemoryTokenBackend(clock: clock, configuration: .init(vehicleClaimKey: claimKey)), at: "/token")
         transport.mount(fleetService)
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
