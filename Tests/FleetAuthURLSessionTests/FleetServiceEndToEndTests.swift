@@ -82,6 +82,18 @@ struct FleetServiceEndToEndTests {
         #expect(transport.requestCount == 2)  // the rejected token was replaced once
     }
 
+    @Test func monitorFollowsAShipmentThroughTheDeliveryConsumerSampleBackend() async throws {
+        let provider = try ConsumerTokenProvider(
+            endpoint: TokenEndpoint(
+                url: server.url("/token/delivery_consumer/{trackingId}"),
+                format: .tokenWithExpirationTimestampMilliseconds),
+            transport: URLSessionTransport())
+        let monitor = TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
+        let snapshot = try await monitor.fetchTracking("s-e2e")
+        #expect(snapshot.tripID == "s-e2e" && snapshot.status == "OPEN")
+        #expect(provider.cachedToken(for: .tracking("s-e2e"))?.claims.authorization["trackingid"] == ["s-e2e"])
+    }
+
     @Test func monitorFetchesATripOverHTTP() async throws {
         let provider = try ConsumerTokenProvider(
             endpoint: TokenEndpoint(url: server.url("/token/plain"), format: .plainText),

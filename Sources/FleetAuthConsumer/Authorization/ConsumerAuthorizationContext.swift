@@ -1,20 +1,41 @@
-/// What a consumer app asks a token for: one trip. The consumer SDK fills it in at each
-/// trip refresh.
+/// What a consumer app asks a token for: one trip (on-demand), or one shipment's tracking ID
+/// or one delivery task (delivery fleets). The consumer SDK fills it in at each refresh.
 public struct ConsumerAuthorizationContext: AuthorizationContext, CustomStringConvertible {
-    /// The trip being followed.
+    /// The trip being followed; empty when the context names a tracking ID or a task.
     public var tripID: String
+    /// The shipment's tracking ID, for delivery fleets.
+    public var trackingID: String?
+    /// The delivery task, for delivery fleets.
+    public var taskID: String?
 
-    /// Creates a context.
+    /// Creates a context for a trip.
     public init(tripID: String) {
         self.tripID = tripID
     }
 
-    /// Every trip context's scope is a trip.
-    public static var scopeKind: AuthorizationScope.Kind? { .trip }
+    /// A context for a shipment's tracking ID. (Factories rather than initializers, so that
+    /// `ConsumerAuthorizationContext.init` keeps naming the seed's trip initializer alone.)
+    public static func tracking(_ trackingID: String) -> ConsumerAuthorizationContext {
+        var context = ConsumerAuthorizationContext(tripID: "")
+        context.trackingID = trackingID
+        return context
+    }
 
-    /// The engine's key for this context.
-    public var scope: AuthorizationScope { .trip(tripID) }
+    /// A context for a delivery task.
+    public static func task(_ taskID: String) -> ConsumerAuthorizationContext {
+        var context = ConsumerAuthorizationContext(tripID: "")
+        context.taskID = taskID
+        return context
+    }
 
-    /// `trip t-7`.
+    /// The engine's key for this context: the tracking ID if set, else the task, else the
+    /// trip.
+    public var scope: AuthorizationScope {
+        if let trackingID { return .tracking(trackingID) }
+        if let taskID { return .task(taskID) }
+        return .trip(tripID)
+    }
+
+    /// `trip t-7`, `tracking ID s-1` or `task k-3`.
     public var description: String { scope.description }
 }

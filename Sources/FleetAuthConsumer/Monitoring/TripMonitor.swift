@@ -1,7 +1,8 @@
 public import Foundation
 
-/// Follows trips for a consumer app: fetches each trip's state from the fleet service with
-/// that trip's own token, on a schedule driven by the injected clock.
+/// Follows trips (and a delivery fleet's shipments) for a consumer app: fetches each one's
+/// state from the fleet service with its own token, on a schedule driven by the injected
+/// clock.
 ///
 /// Each fetch is `GET {base}/v1/providers/{providerID}/trips/{tripID}` with
 /// `Authorization: Bearer <token>`; a token the fleet service rejects (401/403) is
@@ -36,14 +37,25 @@ public final class TripMonitor: Sendable {
 
     /// Fetches one trip's state now.
     public func fetchTrip(_ tripID: String) async throws(FleetServiceError) -> TripSnapshot {
-        let context = ConsumerAuthorizationContext(tripID: tripID)
+        try await fetch(ConsumerAuthorizationContext(tripID: tripID), url: try fleetService.tripURL(tripID))
+    }
+
+    /// Fetches one shipment's tracking state now (`GET …/taskTrackingInfo/{trackingID}`,
+    /// with a token for that tracking ID).
+    public func fetchTracking(_ trackingID: String) async throws(FleetServiceError) -> TripSnapshot {
+        try await fetch(.tracking(trackingID), url: try fleetService.trackingURL(trackingID))
+    }
+
+    private func fetch(_ context: ConsumerAuthorizationContext, url: URL) async throws(FleetServiceError)
+        -> TripSnapshot
+    {
         let request = TransportRequest(
-            method: .get, url: try fleetService.tripURL(tripID), headers: ["Accept": "application/json"],
-            timeout: fleetService.timeout)
+            method: .get, url: url, headers: ["Accept": "application/json"], timeout: fleetService.timeout)
         let caller = AuthorizedCaller(
             context: context, authorization: authorization, transport: transport, clock: clock)
         let delivery = try await caller.send(request)
-        guard let snapshot = TripSnapshot(tripID: tripID, body: delivery.response.body, receivedAt: clock.now()) else {
+        guard let snapshot = TripSnapshot(tripID: context.scope.id, body: delivery.response.body, receivedAt: clock.now())
+        else {
             throw FleetServiceError(
                 fault: .service, message: "The fleet service's trip answer is not a JSON object.", scope: context.scope,
                 status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint)
@@ -51,17 +63,19 @@ public final class TripMonitor: Sendable {
         return snapshot
     }
 
-    /// Follows `tripIDs` at once, fetching each every `interval` seconds of the clock,
-    /// the first time at once. Ends when the consumer stops iterating (the fetch tasks are
-    /// cancelled) or after `rounds` fetches per trip if given.
-    public func updates(for tripIDs: [String], every interval: TimeInterval, rounds: Int? = nil)
-        -> AsyncStream<TripUpdate>
-    {
+    /// Follows `tripIDs` and a delivery fleet's `trackingIDs` at once, each with its own
+    /// token, fetching each every `interval` seconds of the clock, the first time at once.
+    /// Ends when the consumer stops iterating (the fetch tasks are cancelled) or after
+    /// `rounds` fetches each if given.
+    public func updates(
+        for tripIDs: [String], trackingIDs: [String] = [], every interval: TimeInterval, rounds: Int? = nil
+    ) -> AsyncStream<TripUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: TripUpdate.self)
+        let followed = Set(tripIDs.map(AuthorizationScope.trip) + trackingIDs.map(AuthorizationScope.tracking))
         let task = Task {
             await withTaskGroup(of: Void.self) { group in
-                for tripID in Set(tripIDs) {
-                    group.addTask { await self.follow(tripID, every: interval, rounds: rounds, into: continuation) }
+                for scope in followed {
+                    group.addTask { await self.follow(scope, every: interval, rounds: rounds, into: continuation) }
                 }
             }
             continuation.finish()
@@ -71,7 +85,7 @@ public final class TripMonitor: Sendable {
     }
 
     private func follow(
-        _ tripID: String, every interval: TimeInterval, rounds: Int?,
+        _ scope: AuthorizationScope, every interval: TimeInterval, rounds: Int?,
         into continuation: AsyncStream<TripUpdate>.Continuation
     ) async {
         var round = 0
@@ -79,12 +93,13 @@ public final class TripMonitor: Sendable {
             round += 1
             let result: Result<TripSnapshot, FleetServiceError>
             do {
-                result = .success(try await fetchTrip(tripID))
+                result = .success(
+                    try await scope.kind == .tracking ? fetchTracking(scope.id) : fetchTrip(scope.id))
             } catch {
                 result = .failure(error)
             }
             if Task.isCancelled { return }
-            continuation.yield(TripUpdate(tripID: tripID, result: result))
+            continuation.yield(TripUpdate(tripID: scope.id, scope: scope, result: result))
             if let rounds, round >= rounds { return }
             do { try await clock.sleep(for: max(interval, 0.001)) } catch { return }
         }

@@ -28,14 +28,17 @@ public struct TripSnapshot: Sendable, Equatable {
         self.receivedAt = receivedAt
     }
 
-    /// Reads the fleet service's trip JSON; `nil` if the body is not a JSON object.
+    /// Reads the fleet service's trip JSON, or a delivery fleet's task-tracking JSON (its
+    /// `state` as the status, its vehicle's location); `nil` if the body is not a JSON object.
     init?(tripID: String, body: Data, receivedAt: Date) {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
-        let location = (object["lastLocation"] as? [String: Any])?["location"] as? [String: Any]
+        let lastLocation = object["lastLocation"] ?? object["vehicleLocation"]
+        let location = (lastLocation as? [String: Any])?["location"] as? [String: Any]
         let latitude = (location?["latitude"] as? NSNumber)?.doubleValue
         let longitude = (location?["longitude"] as? NSNumber)?.doubleValue
         self.init(
-            tripID: tripID, status: object["tripStatus"] as? String, vehicleID: object["vehicleId"] as? String,
+            tripID: tripID, status: (object["tripStatus"] ?? object["state"]) as? String,
+            vehicleID: object["vehicleId"] as? String,
             remainingDistanceMeters: (object["remainingDistanceMeters"] as? NSNumber)?.doubleValue,
             vehicleCoordinate: latitude.flatMap { lat in longitude.map { (lat, $0) } }, receivedAt: receivedAt)
     }
@@ -49,10 +52,12 @@ public struct TripSnapshot: Sendable, Equatable {
     }
 }
 
-/// One result of following a trip: a snapshot or the error that replaced it.
+/// One result of following a trip or a shipment: a snapshot or the error that replaced it.
 public struct TripUpdate: Sendable {
-    /// The trip.
+    /// The trip, or the shipment's tracking ID.
     public let tripID: String
+    /// What was followed: a trip, or a tracking ID.
+    public let scope: AuthorizationScope
     /// The snapshot, or why there is none this time.
     public let result: Result<TripSnapshot, FleetServiceError>
 }

@@ -14,10 +14,8 @@ package struct URLTemplate: Sendable, Hashable {
         case id
         /// The context's ID, only for a context of this kind.
         case idOfKind(AuthorizationScope.Kind)
-        /// The delivery task ID.
+        /// The delivery task ID: the context's task, or the ID of a task context.
         case taskID
-        /// A kind FleetAuth has no context for yet (`trackingId`).
-        case unsupported(String)
     }
 
     /// The template as written.
@@ -66,10 +64,6 @@ package struct URLTemplate: Sendable, Hashable {
                 throw Self.error(
                     "The token URL's placeholder `{\(spelling)}` names a \(wanted) ID, but this provider asks for \(kind) tokens; use {id} or the \(kind)'s placeholder."
                 )
-            case .unsupported(let name):
-                throw Self.error(
-                    "The token URL's placeholder `{\(spelling)}` (\(name)) cannot be filled by a vehicle or trip context yet."
-                )
             default: continue
             }
         }
@@ -84,14 +78,13 @@ package struct URLTemplate: Sendable, Hashable {
             switch meaning {
             case .id, .idOfKind: value = scope.id
             case .taskID:
-                guard let taskID = scope.taskID else {
+                guard let taskID = scope.kind == .task ? scope.id : scope.taskID else {
                     throw FleetAuthError(
                         code: .invalidContext,
                         message: "The token URL needs a task ID (`{\(spelling)}`), and this context has none.",
                         scope: scope)
                 }
                 value = taskID
-            case .unsupported: continue
             }
             result = result.replacingOccurrences(of: "{\(spelling)}", with: Self.pathEncoded(value))
         }
@@ -105,7 +98,7 @@ package struct URLTemplate: Sendable, Hashable {
         case "vehicleid", "deliveryvehicleid": .idOfKind(.vehicle)
         case "tripid": .idOfKind(.trip)
         case "taskid": .taskID
-        case "trackingid": .unsupported("tracking IDs")
+        case "trackingid": .idOfKind(.tracking)
         default: nil
         }
     }

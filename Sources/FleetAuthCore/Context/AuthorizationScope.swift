@@ -1,6 +1,7 @@
 import Foundation
 
-/// What a token is asked for: one vehicle (optionally one of its tasks) or one trip.
+/// What a token is asked for: one vehicle (optionally one of its tasks), one trip, one
+/// shipment's tracking ID, or one delivery task.
 ///
 /// The driver and consumer modules turn their contexts into a scope; the engine keys
 /// its cache, its in-flight fetches and its cooldowns by scope, so two scopes never
@@ -8,20 +9,26 @@ import Foundation
 public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     /// Which kind of fleet object the scope names.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case vehicle, trip }
+        private enum Value: Hashable, Sendable { case vehicle, trip, tracking, task }
         private let value: Value
 
-        /// A vehicle: driver apps.
+        /// A vehicle: driver apps, on-demand and delivery.
         public static let vehicle = Kind(value: .vehicle)
-        /// A trip: consumer apps.
+        /// A trip: on-demand consumer apps.
         public static let trip = Kind(value: .trip)
+        /// A shipment's tracking ID: delivery consumer apps.
+        public static let tracking = Kind(value: .tracking)
+        /// A delivery task followed on its own: delivery consumer apps.
+        public static let task = Kind(value: .task)
 
         /// The `authorization` claim keys that may name this kind of object.
-        /// Delivery fleets name vehicles `deliveryvehicleid`.
+        /// Delivery fleets name vehicles `deliveryvehicleid`, and tasks `taskid` or `taskids`.
         public var claimKeys: [String] {
             switch value {
             case .vehicle: ["vehicleid", "deliveryvehicleid"]
             case .trip: ["tripid"]
+            case .tracking: ["trackingid"]
+            case .task: ["taskid", "taskids"]
             }
         }
 
@@ -30,14 +37,18 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
             switch value {
             case .vehicle: "vehicleId"
             case .trip: "tripId"
+            case .tracking: "trackingId"
+            case .task: "taskId"
             }
         }
 
-        /// `vehicle` or `trip`.
+        /// `vehicle`, `trip`, `tracking ID` or `task`.
         public var description: String {
             switch value {
             case .vehicle: "vehicle"
             case .trip: "trip"
+            case .tracking: "tracking ID"
+            case .task: "task"
             }
         }
     }
@@ -72,6 +83,16 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     /// A trip scope.
     public static func trip(_ id: String) -> AuthorizationScope {
         AuthorizationScope(kind: .trip, id: id)
+    }
+
+    /// A shipment-tracking scope.
+    public static func tracking(_ id: String) -> AuthorizationScope {
+        AuthorizationScope(kind: .tracking, id: id)
+    }
+
+    /// A delivery-task scope (a task followed on its own, not one of a vehicle's).
+    public static func task(_ id: String) -> AuthorizationScope {
+        AuthorizationScope(kind: .task, id: id)
     }
 
     /// Hashes the IDs only: scopes of different kinds with one ID are rare in one cache

@@ -68,6 +68,12 @@ public struct FleetServiceEndpoint: Sendable {
         try url(["trips", tripID], query: nil, scope: .trip(tripID))
     }
 
+    /// `{base}/v1/providers/{providerID}/taskTrackingInfo/{trackingID}`: a delivery fleet's
+    /// shipment as its consumer sees it; IDs percent-encoded.
+    public func trackingURL(_ trackingID: String) throws(FleetServiceError) -> URL {
+        try url(["taskTrackingInfo", trackingID], query: nil, scope: .tracking(trackingID))
+    }
+
     private func url(_ tail: [String], query: String?, scope: AuthorizationScope) throws(FleetServiceError) -> URL {
         func refuse(_ message: String) -> FleetServiceError {
             FleetServiceError(fault: .caller, message: message, scope: scope)

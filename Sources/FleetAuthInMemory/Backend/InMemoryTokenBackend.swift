@@ -75,13 +75,13 @@ public final class InMemoryTokenBackend: Sendable {
     /// Every token value minted so far: the secrets a leak test must never find in output.
     public var issuedTokens: [String] { state.withLock { $0.issued } }
 
-    /// Answers a token request: 400 if it names no vehicle or trip, else 200 with a
-    /// token in the configured format.
+    /// Answers a token request: 400 if it names no vehicle, trip, tracking ID or task, else
+    /// 200 with a token in the configured format.
     public func respond(to request: TransportRequest) async throws -> TransportResponse {
         guard let scope = Self.scope(of: request) else {
             return TransportResponse(
                 status: 400, headers: ["Content-Type": "application/json"],
-                body: Data(#"{"error":"name a vehicleId or tripId"}"#.utf8))
+                body: Data(#"{"error":"name a vehicleId, tripId, trackingId or taskId"}"#.utf8))
         }
         let (configuration, serial) = state.withLock { state in
             state.minted += 1
@@ -140,7 +140,8 @@ public final class InMemoryTokenBackend: Sendable {
         return [headerData, payloadData, Data("in-memory-unsigned".utf8)].map(Base64URL.encode).joined(separator: ".")
     }
 
-    /// The scope a token request names: query items `vehicleId`/`tripId` (and `taskId`),
+    /// The scope a token request names: query items `vehicleId` (and `taskId`), `tripId`,
+    /// `trackingId` or `taskId` alone,
     /// or the same keys in a JSON body.
     public static func scope(of request: TransportRequest) -> AuthorizationScope? {
         var fields: [String: String] = [:]
@@ -153,6 +154,8 @@ public final class InMemoryTokenBackend: Sendable {
             return .vehicle(vehicle, taskID: fields["taskId"])
         }
         if let trip = fields[AuthorizationScope.Kind.trip.queryItemName] { return .trip(trip) }
+        if let tracking = fields[AuthorizationScope.Kind.tracking.queryItemName] { return .tracking(tracking) }
+        if let task = fields[AuthorizationScope.Kind.task.queryItemName] { return .task(task) }
         return nil
     }
 }

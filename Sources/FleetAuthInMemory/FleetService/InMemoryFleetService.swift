@@ -193,6 +193,11 @@ public final class InMemoryFleetService: Sendable {
             object["name"] = name
             return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
         }
+        if scope.kind == .tracking {
+            guard request.method == .get else { return (405, Data(#"{"error":"use GET"}"#.utf8)) }
+            let object: [String: Any] = ["name": name, "trackingId": scope.id, "state": "OPEN"]
+            return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+        }
         guard request.method == .get, let trip = state.withLock({ $0.trips[scope.id] }) else {
             return (404, Data(#"{"error":"unknown trip"}"#.utf8))
         }
@@ -218,8 +223,9 @@ public final class InMemoryFleetService: Sendable {
         return String(parts[1])
     }
 
-    /// The vehicle or trip named by `/v1/providers/{providerID}/vehicles|deliveryVehicles|trips/{id}`,
-    /// with its collection.
+    /// The vehicle, trip or shipment named by
+    /// `/v1/providers/{providerID}/vehicles|deliveryVehicles|trips|taskTrackingInfo/{id}`, with its
+    /// collection.
     private static func scope(of path: String, providerID: String) -> (AuthorizationScope?, String) {
         let parts = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
         guard parts.count == 5, parts[0] == "v1", parts[1] == "providers", parts[2] == providerID else {
@@ -228,6 +234,7 @@ public final class InMemoryFleetService: Sendable {
         switch parts[3] {
         case "vehicles", "deliveryVehicles": return (.vehicle(parts[4]), parts[3])
         case "trips": return (.trip(parts[4]), parts[3])
+        case "taskTrackingInfo": return (.tracking(parts[4]), parts[3])
         default: return (nil, parts[3])
         }
     }

@@ -36,6 +36,39 @@ struct TripMonitorTests {
         #expect(call.accepted && call.method == .get && call.scope == .trip("t-1"))
     }
 
+    @Test func followsTripsAndShipmentsInOneStreamEachWithItsOwnToken() async throws {
+        var seen: [AuthorizationScope: TripSnapshot] = [:]
+        for await update in monitor.updates(for: ["t-1"], trackingIDs: ["s-1", "s-2"], every: 60, rounds: 1) {
+            seen[update.scope] = try update.result.get()
+        }
+        #expect(Set(seen.keys) == [.trip("t-1"), .tracking("s-1"), .tracking("s-2")])
+        #expect(seen[.tracking("s-1")]?.status == "OPEN" && seen[.tracking("s-1")]?.tripID == "s-1")
+        let trackingCalls = fleet.calls.filter { $0.scope?.kind == .tracking }
+        #expect(trackingCalls.count == 2 && trackingCalls.allSatisfy(\.accepted))
+        let tracked = try #require(provider.cachedToken(for: .tracking("s-2")))
+        #expect(tracked.claims.authorization["trackingid"] == ["s-2"])
+        #expect(transport.requests.contains { $0.url.path == "/v1/providers/demo-project/taskTrackingInfo/s-2" })
+    }
+
+    @Test func aTripTokenDoesNotOpenAShipment() async throws {
+        let transport = InMemoryTransport(clock: clock)
+        transport.mount(fleet)
+        transport.route("/trip-token") { request in
+            // A backend that always mints a trip token, whatever it is asked for.
+            var asTrip = request
+            asTrip.url = URL(string: "https://backend.example.com/trip-token?tripId=s-1")!
+            return try await self.backend.respond(to: asTrip)
+        }
+        let provider = try ConsumerTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/trip-token"), transport: transport, clock: clock)
+        do {
+            _ = try await provider.token(for: .tracking("s-1"))
+            Issue.record("a trip token was accepted for a shipment")
+        } catch let error as FleetAuthError {
+            #expect(error.code == .scopeMismatch)
+        }
+    }
+
     @Test func followsSeveralTripsAtOnceOnTheClock() async throws {
         let stream = monitor.updates(for: ["t-1", "t-2", "t-3"], every: 60, rounds: 3)
         var iterator = stream.makeAsyncIterator()

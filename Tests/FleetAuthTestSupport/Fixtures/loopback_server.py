@@ -79,6 +79,7 @@ SAMPLE_ROUTES = {
     "driver": ("jwt-expiration-timestamp", "vehicleId"),
     "consumer": ("jwt-expiration-timestamp", "tripId"),
     "delivery_driver": ("expiration-timestamp-ms", "vehicleId"),
+    "delivery_consumer": ("expiration-timestamp-ms", "trackingId"),
 }
 
 PROVIDER_ID = "loopback-project"
@@ -251,7 +252,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def fleet(self, provider, collection, object_id, body):
         """The fleet service: checks the bearer token, then answers the update or trip."""
-        claim_key = {"vehicles": "vehicleid", "deliveryVehicles": "deliveryvehicleid", "trips": "tripid"}.get(collection)
+        claim_key = {"vehicles": "vehicleid", "deliveryVehicles": "deliveryvehicleid", "trips": "tripid",
+                     "taskTrackingInfo": "trackingid"}.get(collection)
         if claim_key is None or provider != PROVIDER_ID:
             return self.reply(404, b'{"error":"no such resource"}')
         status, reason = check_bearer(self.headers.get("Authorization", ""), claim_key, object_id)
@@ -266,6 +268,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             update = json.loads(body or b"{}")
             update["name"] = name
             return self.reply(200, json.dumps(update).encode())
+        if collection == "taskTrackingInfo":
+            return self.reply(200, json.dumps({"name": name, "trackingId": object_id, "state": "OPEN"}).encode())
         trip = {"name": name, "vehicleId": "loopback-vehicle", "tripStatus": "ENROUTE_TO_PICKUP",
                 "remainingDistanceMeters": 4200}
         return self.reply(200, json.dumps(trip).encode())
@@ -292,6 +296,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             object_id = query["vehicleId"]
         elif "tripId" in query:
             claim_key, object_id = "tripid", query["tripId"]
+        elif "trackingId" in query:
+            claim_key, object_id = "trackingid", query["trackingId"]
         else:
             return self.reply(400, b'{"error":"name a vehicleId or tripId"}')
         if "wrongId" in query:
