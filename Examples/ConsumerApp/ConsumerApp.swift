@@ -14,19 +14,26 @@ import Foundation
 @main
 struct ConsumerApp {
     static let usage = """
-        usage: ConsumerApp [--hours H]
-               ConsumerApp --token-url URL --fleet-url URL --provider-id ID --trip-ids ID,ID,...
+        usage: ConsumerApp [--hours H] [--tracking-ids ID,ID,...]
+               ConsumerApp --token-url URL --fleet-url URL --provider-id ID
+                           (--trip-ids ID,ID,... | --tracking-ids ID,ID,...)
                            [--format PRESET] [--header 'Name: value']... [--audience AUD|none]
                            [--rounds N] [--interval SECONDS]
-        The token URL may name the ID in its path: https://api.example.com/token/consumer/{tripId}
+        The token URL may name the ID in its path: https://api.example.com/token/consumer/{tripId},
+        or for shipments .../token/delivery_consumer/{trackingId}
         PRESET: \(CommandLineOptions.formatNames)
         Exit status: 0 every trip fetch succeeded, 1 any failed, 2 usage error.
         """
 
     static let valueNames: Set<String> = [
         "hours", "token-url", "fleet-url", "provider-id", "trip-ids", "format", "header", "audience", "rounds",
-        "interval",
+        "interval", "tracking-ids",
     ]
+
+    /// The comma-separated IDs of `--name`.
+    static func ids(_ arguments: CommandLineOptions, _ name: String) -> [String] {
+        arguments.value(name)?.split(separator: ",").map(String.init) ?? []
+    }
 
     static func main() async {
         await ExampleCommand.main(
@@ -34,6 +41,7 @@ struct ConsumerApp {
         ) { arguments, progress in
             var options = TripSimulation.Options()
             if let hours = try arguments.number("hours") { options.hours = hours }
+            options.trackingIDs = ids(arguments, "tracking-ids")
             options.progress = progress
             return try await TripSimulation.run(options)
         }
@@ -42,11 +50,13 @@ struct ConsumerApp {
     /// Follows `--trip-ids` on a real fleet service for `--rounds` rounds (default 5),
     /// every `--interval` seconds (default 10); returns whether every fetch succeeded.
     static func runAgainstRealServices(tokenURL: String, _ arguments: CommandLineOptions) async throws -> Bool {
+        let tripIDs = ids(arguments, "trip-ids")
+        let trackingIDs = ids(arguments, "tracking-ids")
         guard let fleetURL = arguments.value("fleet-url").flatMap(URL.init(string:)),
-            let providerID = arguments.value("provider-id"),
-            let tripIDs = arguments.value("trip-ids")?.split(separator: ",").map(String.init), !tripIDs.isEmpty
+            let providerID = arguments.value("provider-id"), !(tripIDs.isEmpty && trackingIDs.isEmpty)
         else {
-            throw CommandLineOptions.UsageError(message: "--token-url needs --fleet-url, --provider-id and --trip-ids")
+            throw CommandLineOptions.UsageError(
+                message: "--token-url needs --fleet-url, --provider-id and --trip-ids or --tracking-ids")
         }
         let headers = try arguments.headers()  // the app's credential; never printed
         let rounds = Int(try arguments.number("rounds") ?? 5)
@@ -59,17 +69,17 @@ struct ConsumerApp {
             transport: URLSessionTransport())
         var succeeded = 0
         var total = 0
-        for await update in monitor.updates(for: tripIDs, every: interval, rounds: rounds) {
+        for await update in monitor.updates(for: tripIDs, trackingIDs: trackingIDs, every: interval, rounds: rounds) {
             total += 1
             switch update.result {
             case .success(let trip):
                 succeeded += 1
-                print("\(trip.tripID): \(trip.status ?? "?"), vehicle \(trip.vehicleID ?? "none")")
+                print("\(update.scope): \(trip.status ?? "?"), vehicle \(trip.vehicleID ?? "none")")
             case .failure(let error):
-                print("\(update.tripID): \(error)")
+                print("\(update.scope): \(error)")
             }
         }
-        print("summary: \(succeeded) of \(total) trip fetches succeeded, \(total - succeeded) failed")
+        print("summary: \(succeeded) of \(total) fetches succeeded, \(total - succeeded) failed")
         return succeeded == total && total > 0
     }
 }

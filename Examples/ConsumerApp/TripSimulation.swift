@@ -10,6 +10,8 @@ enum TripSimulation {
         var hours: Double = 1
         var pollInterval: TimeInterval = 10
         var trips: [(id: String, minutes: Double)] = [("trip-airport", 50), ("trip-office", 35), ("trip-station", 20)]
+        /// Shipments of a delivery fleet followed beside the trips, by tracking ID.
+        var trackingIDs: [String] = []
         var progress: (@Sendable (String) -> Void)?
     }
 
@@ -22,6 +24,7 @@ enum TripSimulation {
         var tokensPerTrip: [String: Int] = [:]
         var callsRejectedByFleet = 0
         var realSeconds: TimeInterval = 0
+        var trackingIDs: [String] = []
 
         var description: String {
             var lines = [
@@ -33,6 +36,7 @@ enum TripSimulation {
                     "  \(trip.padding(toLength: 22, withPad: " ", startingAt: 0))  \(snapshots[trip]!) snapshots, last status \(finalStatus[trip] ?? "none"), \(tokensPerTrip[trip] ?? 0) tokens"
                 )
             }
+            if !trackingIDs.isEmpty { lines.append("  (tracked shipments: \(trackingIDs.sorted().joined(separator: ", ")))") }
             lines.append("  errors                  \(errors)")
             lines.append("  token fetches           \(tokenFetches) (each trip has its own token)")
             lines.append("  fleet rejections        \(callsRejectedByFleet)")
@@ -64,10 +68,13 @@ enum TripSimulation {
         // 3. Follow every trip; after each round, move the clock to the next one.
         let rounds = Int(options.hours * 3600 / options.pollInterval)
         let tripIDs = options.trips.map(\.id)
-        var report = Report()
+        let followed = tripIDs.count + Set(options.trackingIDs).count
+        var report = Report(trackingIDs: options.trackingIDs)
         var inRound = 0
         var round = 0
-        for await update in monitor.updates(for: tripIDs, every: options.pollInterval, rounds: rounds) {
+        for await update in monitor.updates(
+            for: tripIDs, trackingIDs: options.trackingIDs, every: options.pollInterval, rounds: rounds)
+        {
             switch update.result {
             case .success(let trip):
                 report.snapshots[trip.tripID, default: 0] += 1
@@ -76,13 +83,13 @@ enum TripSimulation {
                 report.errors += 1
             }
             inRound += 1
-            guard inRound == tripIDs.count else { continue }
+            guard inRound == followed else { continue }
             inRound = 0
             round += 1
             if round % 60 == 0 { options.progress?("  following… round \(round) of \(rounds)") }
             if round < rounds {
                 // Every trip is now sleeping until its next refresh; request timeouts are further out.
-                await clock.waitForSleepers(count: tripIDs.count, within: options.pollInterval)
+                await clock.waitForSleepers(count: followed, within: options.pollInterval)
                 clock.advance(by: options.pollInterval)
             }
         }

@@ -51,6 +51,16 @@ struct ExamplesTests {
         #expect(report.tokensPerTrip.values.allSatisfy { (1...2).contains($0) })
     }
 
+    @Test func consumerAppFollowsShipmentsBesideTrips() async throws {
+        var options = TripSimulation.Options()
+        options.hours = 0.5
+        options.trackingIDs = ["ship-1", "ship-2"]
+        let report = try await TripSimulation.run(options)
+        #expect(report.errors == 0 && report.callsRejectedByFleet == 0)
+        #expect(report.snapshots["ship-1"] == 180 && report.finalStatus["ship-2"] == "OPEN")
+        #expect(report.description.contains("tracked shipments: ship-1, ship-2"))
+    }
+
     @Test func customTransportConformsAndLogsNoSecrets() async throws {
         let lines = Counter()
         let log = LogLines()
