@@ -36,7 +36,9 @@ enum TripSimulation {
                     "  \(trip.padding(toLength: 22, withPad: " ", startingAt: 0))  \(snapshots[trip]!) snapshots, last status \(finalStatus[trip] ?? "none"), \(tokensPerTrip[trip] ?? 0) tokens"
                 )
             }
-            if !trackingIDs.isEmpty { lines.append("  (tracked shipments: \(trackingIDs.sorted().joined(separator: ", ")))") }
+            if !trackingIDs.isEmpty {
+                lines.append("  (tracked shipments: \(trackingIDs.sorted().joined(separator: ", ")))")
+            }
             lines.append("  errors                  \(errors)")
             lines.append("  token fetches           \(tokenFetches) (each trip has its own token)")
             lines.append("  fleet rejections        \(callsRejectedByFleet)")

@@ -61,6 +61,18 @@ struct EndpointCheckerTests {
         #expect(run.output.hasPrefix("fleetauth check-endpoint \(server.url("/token/driver/v-42")) "), "\(run.output)")
     }
 
+    @Test func theDeliverySampleBackendsPass() async {
+        let driver = await CommandRun.run([
+            "check-endpoint", "--url", server.url("/token/delivery_driver/{vehicleId}"), "--vehicle-id", "dv-1",
+        ])
+        #expect(driver.status == 0, "\(driver.output)")
+        let consumer = await CommandRun.run([
+            "check-endpoint", "--url", server.url("/token/delivery_consumer/{trackingId}"), "--tracking-id", "s-1",
+        ])
+        #expect(consumer.status == 0, "\(consumer.output)")
+        #expect(consumer.line("authorization")?.contains("covers tracking ID s-1") == true, "\(consumer.output)")
+    }
+
     @Test func anUnknownPlaceholderIsAConfigurationFailureBeforeAnyRequest() async {
         let run = await check("/token/driver/{vehicle}")
         #expect(run.status == 1)

@@ -54,7 +54,8 @@ public final class TripMonitor: Sendable {
         let caller = AuthorizedCaller(
             context: context, authorization: authorization, transport: transport, clock: clock)
         let delivery = try await caller.send(request)
-        guard let snapshot = TripSnapshot(tripID: context.scope.id, body: delivery.response.body, receivedAt: clock.now())
+        guard
+            let snapshot = TripSnapshot(tripID: context.scope.id, body: delivery.response.body, receivedAt: clock.now())
         else {
             throw FleetServiceError(
                 fault: .service, message: "The fleet service's trip answer is not a JSON object.", scope: context.scope,

@@ -136,6 +136,8 @@ public final class InMemoryFleetService: Sendable {
             verdict = (forced, "rejected on purpose")
         } else if revoked {
             verdict = (401, "token revoked")
+        } else if let scope, (try? scope.validated()) == nil {
+            verdict = (400, "the ID breaks the fleet service's ID rules")
         } else if let scope {
             verdict = check(bearer, covering: scope, in: collection, at: now)
         } else {

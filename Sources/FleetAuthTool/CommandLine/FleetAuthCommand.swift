@@ -6,7 +6,7 @@ import Foundation
 package enum FleetAuthCommand {
     /// The usage text.
     package static let usage = """
-        usage: fleetauth check-endpoint --url URL (--vehicle-id ID [--task-id ID] | --trip-id ID)
+        usage: fleetauth check-endpoint --url URL (--vehicle-id ID [--task-id ID] | --trip-id ID | --tracking-id ID)
                                         [--header 'Name: value']... [--format PRESET] [--post]
                                         [--token-key KEY [--expiry-key KEY --expiry-unit UNIT]]
                                         [--allow-wildcard] [--audience AUD|none] [--timeout SECONDS] [--json]
@@ -64,6 +64,7 @@ package enum FleetAuthCommand {
         var vehicleID: String?
         var taskID: String?
         var tripID: String?
+        var trackingID: String?
         var headers: [String: String] = [:]
         var format: TokenResponseFormat?
         var json = false
@@ -89,6 +90,7 @@ package enum FleetAuthCommand {
             case "--vehicle-id": vehicleID = try value(flag)
             case "--task-id": taskID = try value(flag)
             case "--trip-id": tripID = try value(flag)
+            case "--tracking-id": trackingID = try value(flag)
             case "--header":
                 let header = try value(flag)
                 guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
@@ -137,12 +139,14 @@ package enum FleetAuthCommand {
                 message: "--token-key (with --expiry-key and --expiry-unit together, or neither) replaces --format")
         }
         let scope: AuthorizationScope
-        switch (vehicleID, tripID) {
-        case (let vehicle?, nil): scope = .vehicle(vehicle, taskID: taskID)
-        case (nil, let trip?) where taskID == nil: scope = .trip(trip)
+        switch (vehicleID, tripID, trackingID) {
+        case (let vehicle?, nil, nil): scope = .vehicle(vehicle, taskID: taskID)
+        case (nil, let trip?, nil) where taskID == nil: scope = .trip(trip)
+        case (nil, nil, let tracking?) where taskID == nil: scope = .tracking(tracking)
         default:
             throw UsageError(
-                message: "give exactly one of --vehicle-id and --trip-id (--task-id goes with --vehicle-id)")
+                message:
+                    "give exactly one of --vehicle-id, --trip-id and --tracking-id (--task-id goes with --vehicle-id)")
         }
         let options = EndpointChecker.Options(
             url: url, scope: scope, headers: headers, format: format, allowWildcard: allowWildcard, audience: audience,

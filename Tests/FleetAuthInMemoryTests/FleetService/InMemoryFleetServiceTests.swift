@@ -72,3 +72,37 @@ struct InMemoryFleetServiceTests {
         #expect(await put(token(), path: "/v2/things").status == 404)
     }
 }
+
+@Suite("In-memory fleet service: delivery paths and ID rules")
+struct InMemoryFleetServiceDeliveryTests {
+    let clock = ManualWallClock()
+
+    func call(_ method: TransportRequest.Method, _ path: String, claims: [String: Any]) async
+        -> InMemoryFleetService.Call
+    {
+        let now = clock.now().timeIntervalSince1970
+        let token = InMemoryTokenBackend.jwt(payload: [
+            "aud": TokenRules.fleetServiceAudience, "iat": now, "exp": now + 3600, "authorization": claims,
+        ])
+        let service = InMemoryFleetService(clock: clock)
+        _ = await service.respond(
+            to: TransportRequest(
+                method: method, url: URL(string: "https://fleet.example.com/v1/providers/demo-project\(path)")!,
+                headers: ["Authorization": "Bearer \(token)"], body: Data(#"{"lastLocation":{}}"#.utf8)))
+        return service.calls[0]
+    }
+
+    @Test func deliveryVehiclesTrackingAndTheirClaimKeys() async {
+        #expect(await call(.patch, "/deliveryVehicles/dv-1", claims: ["deliveryvehicleid": "dv-1"]).accepted)
+        #expect(await call(.patch, "/deliveryVehicles/dv-1", claims: ["vehicleid": "dv-1"]).status == 403)
+        #expect(await call(.put, "/vehicles/v-1", claims: ["deliveryvehicleid": "v-1"]).status == 403)
+        #expect(await call(.get, "/taskTrackingInfo/s-1", claims: ["trackingid": "s-1"]).accepted)
+        #expect(await call(.get, "/taskTrackingInfo/s-1", claims: ["tripid": "s-1"]).status == 403)
+    }
+
+    @Test func anIDThatBreaksTheRulesIs400() async {
+        let long = String(repeating: "x", count: 65)
+        #expect(await call(.put, "/vehicles/\(long)", claims: ["vehicleid": long]).status == 400)
+        #expect(await call(.put, "/vehicles/v%3A1", claims: ["vehicleid": "v:1"]).status == 400)
+    }
+}

@@ -256,6 +256,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                      "taskTrackingInfo": "trackingid"}.get(collection)
         if claim_key is None or provider != PROVIDER_ID:
             return self.reply(404, b'{"error":"no such resource"}')
+        if not object_id or len(object_id) > 64 or any(c in object_id for c in "/:?,#"):
+            return self.reply(400, b'{"error":"the ID breaks the fleet service\'s ID rules"}')
         status, reason = check_bearer(self.headers.get("Authorization", ""), claim_key, object_id)
         count(f"fleet-{'accepted' if status == 200 else 'rejected'}-{object_id}")
         if status != 200:
