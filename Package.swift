@@ -59,6 +59,11 @@ let package = Package(
             path: "Examples/ConsumerApp"
         ),
         .executableTarget(
+            name: "SeedPort",
+            dependencies: ["FleetAuthDriver"],
+            path: "Examples/SeedPort"
+        ),
+        .executableTarget(
             name: "CustomTransport",
             dependencies: ["FleetAuthDriver", "FleetAuthInMemory"],
             path: "Examples/CustomTransport"
@@ -99,7 +104,10 @@ let package = Package(
             name: "FleetAuthToolTests",
             dependencies: ["FleetAuthTool", "FleetAuthURLSession", "FleetAuthInMemory", "FleetAuthTestSupport"]
         ),
-        .testTarget(name: "ExamplesTests", dependencies: ["DriverApp", "ConsumerApp", "CustomTransport"]),
+        .testTarget(
+            name: "ExamplesTests",
+            dependencies: ["DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "FleetAuthTestSupport"]
+        ),
     ]
 )
 

@@ -1,0 +1,117 @@
+// SeedPort: the platform's sample token provider, ported to FleetAuth's names with the least
+// change Swift 6 requires. It is here to prove the README's porting rule compiles — not to be
+// copied: `DriverTokenProvider` does this job with validation, single flight, refresh ahead
+// of expiry, retries and typed errors.
+//
+//   swift run SeedPort --token-url http://127.0.0.1:PORT/token/swift-sample --vehicle-id v-42
+//
+// The port: 1. rename GMTDAuthorization → DriverAuthorization, GMTDAuthorizationContext →
+// DriverAuthorizationContext, GMTDAuthTokenFetchCompletionHandler →
+// AuthTokenFetchCompletionHandler; 2. make it thread-safe as the contract always required
+// (Swift 6 checks it because DriverAuthorization is Sendable): `final`, and a lock around the
+// cached token.
+import FleetAuthDriver
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The sample provider after the port. What changed from the platform's sample is marked.
+final class SampleAccessTokenProvider: NSObject, DriverAuthorization, @unchecked Sendable {  // ported: final, Sendable
+    // Safe because the only mutable state, `authToken`, is read and written only while
+    // `lock` is held (see `cached(for:)` and `store(_:)`), and `providerURL` is a constant.
+    private struct AuthToken {
+        let token: String
+        let expiration: TimeInterval
+        let vehicleID: String
+    }
+
+    enum AccessTokenError: Error {
+        case missingAuthorizationContext
+        case missingData
+    }
+
+    private let providerURL: URL
+    private let lock = NSLock()  // ported: a lock around the cache
+    private var authToken: AuthToken?
+
+    init(providerURL: URL) {
+        self.providerURL = providerURL
+    }
+
+    func fetchToken(
+        with authorizationContext: DriverAuthorizationContext?,  // ported: renamed
+        completion: @escaping AuthTokenFetchCompletionHandler  // ported: renamed
+    ) {
+        guard let authorizationContext = authorizationContext else {
+            completion(nil, AccessTokenError.missingAuthorizationContext)
+            return
+        }
+        let vehicleID = authorizationContext.vehicleID
+        if let token = cached(for: vehicleID) {
+            completion(token, nil)
+            return
+        }
+        let request = URLRequest(url: providerURL)
+        let task = URLSession.shared.dataTask(with: request) { [weak self] data, _, error in
+            guard let strongSelf = self else { return }
+            guard error == nil else {
+                completion(nil, error)
+                return
+            }
+            let vehicleTokenKey = "token"
+            let tokenExpirationKey = "expiration"
+            guard let data = data,
+                let fetchData = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let token = fetchData[vehicleTokenKey] as? String,
+                let expiration = (fetchData[tokenExpirationKey] as? NSNumber)?.doubleValue
+            else {
+                completion(nil, AccessTokenError.missingData)
+                return
+            }
+            strongSelf.store(AuthToken(token: token, expiration: expiration, vehicleID: vehicleID))
+            completion(token, nil)
+        }
+        task.resume()
+    }
+
+    // ported: the sample's reads and writes of `authToken`, now under the lock.
+    private func cached(for vehicleID: String) -> String? {
+        lock.withLock {
+            guard let authToken, authToken.expiration > Date().timeIntervalSince1970, authToken.vehicleID == vehicleID
+            else { return nil }
+            return authToken.token
+        }
+    }
+
+    private func store(_ token: AuthToken) {
+        lock.withLock { authToken = token }
+    }
+}
+
+@main
+struct SeedPort {
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        func value(_ name: String) -> String? {
+            arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+        }
+        guard let url = value("--token-url").flatMap(URL.init(string:)) else {
+            print("SeedPort: the platform's sample provider, ported to FleetAuth and compiled in Swift 6 mode.")
+            print("Run with --token-url URL [--vehicle-id ID] to fetch a token through it.")
+            exit(arguments.isEmpty || arguments == ["--help"] ? 0 : 2)
+        }
+        let provider = SampleAccessTokenProvider(providerURL: url)
+        let context = DriverAuthorizationContext(vehicleID: value("--vehicle-id") ?? "v-42")
+        do {
+            // The async method comes with the protocol: the port gets it for free.
+            let token = try await provider.fetchToken(with: context)
+            let again = try await provider.fetchToken(with: context)
+            print("fetched \(AuthToken.fingerprint(of: token)); second call served from the cache: \(token == again)")
+        } catch {
+            print("SeedPort: \(error)")
+            exit(1)
+        }
+    }
+}
