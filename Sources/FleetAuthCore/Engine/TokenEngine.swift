@@ -66,18 +66,24 @@ public final class TokenEngine: Sendable {
 
     // MARK: - Getting tokens
 
-    /// A token for `scope` with at least the minimum remaining lifetime.
-    ///
-    /// Returns at once for a fresh or stale cached token, without suspending and without
-    /// leaving the caller's executor (where the compiler supports it); otherwise waits for
-    /// the shared fetch. Throws ``FleetAuthError`` or, if the calling task is cancelled
-    /// while waiting, `CancellationError` (the fetch goes on for other callers).
     #if compiler(>=6.2)
+        /// A token for `scope` with at least the minimum remaining lifetime.
+        ///
+        /// Returns at once for a fresh or stale cached token, without suspending and without
+        /// leaving the caller's executor (where the compiler supports it); otherwise waits for
+        /// the shared fetch. Throws ``FleetAuthError`` or, if the calling task is cancelled
+        /// while waiting, `CancellationError` (the fetch goes on for other callers).
         nonisolated(nonsending) public func token(for scope: AuthorizationScope) async throws -> AuthToken {
             if let token = cachedUsableToken(for: scope) { return token }
             return try await waitForFetch(try scope.validated())
         }
     #else
+        /// A token for `scope` with at least the minimum remaining lifetime.
+        ///
+        /// Returns at once for a fresh or stale cached token, without suspending and without
+        /// leaving the caller's executor (where the compiler supports it); otherwise waits for
+        /// the shared fetch. Throws ``FleetAuthError`` or, if the calling task is cancelled
+        /// while waiting, `CancellationError` (the fetch goes on for other callers).
         public func token(for scope: AuthorizationScope) async throws -> AuthToken {
             if let token = cachedUsableToken(for: scope) { return token }
             return try await waitForFetch(try scope.validated())
