@@ -106,9 +106,7 @@ package struct TokenResponseParser: Sendable {
                     "The token lives \(Int(lifetime)) s (exp − iat); the fleet service rejects more than \(Int(policy.maximumLifetime)) s. Shorten the lifetime the backend sets."
             )
         }
-        guard lifetime >= policy.minimumLifetime,
-            remaining > policy.minimumRemaining(forLifetime: lifetime)
-        else {
+        guard policy.acceptsShortLife(lifetime: lifetime, remaining: remaining) else {
             throw FleetAuthError(
                 code: .lifetimeTooShort,
                 message:

@@ -103,7 +103,9 @@ package struct URLTemplate: Sendable, Hashable {
         }
     }
 
-    private static func pathEncoded(_ id: String) -> String {
+    /// `id` percent-encoded as one path segment (no `/ ? # ;` left to split it), as every
+    /// URL FleetAuth builds from an ID needs it.
+    package static func pathEncoded(_ id: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#;{}")
         return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id

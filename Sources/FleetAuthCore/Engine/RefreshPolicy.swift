@@ -82,6 +82,12 @@ public struct RefreshPolicy: Sendable, Hashable {
         min(minimumRemainingLifetime, lifetime / 4)
     }
 
+    /// Whether a token of `lifetime` seconds that arrives with `remaining` seconds left is
+    /// long-lived enough to hand out: the rule the SDK and `fleetauth check-endpoint` share.
+    package func acceptsShortLife(lifetime: TimeInterval, remaining: TimeInterval) -> Bool {
+        lifetime >= minimumLifetime && remaining > minimumRemaining(forLifetime: lifetime)
+    }
+
     /// The refresh window for a token of `lifetime` seconds.
     public func refreshWindow(forLifetime lifetime: TimeInterval) -> TimeInterval {
         max(minimumRemaining(forLifetime: lifetime), min(refreshWindow, lifetime / 2))

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// Fetches one token from the backend: builds the request, sends it raced against a
 /// timeout on the injected clock, validates the answer, and retries transient failures
@@ -77,7 +77,7 @@ package struct TokenFetcher: Sendable {
     }
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline.
-    package func attemptOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
+    private func attemptOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
         -> Result<AuthToken, FleetAuthError>
     {
         let request: TransportRequest
@@ -135,7 +135,7 @@ package struct TokenFetcher: Sendable {
 
     /// The error for a fetch whose task was cancelled: only ``TokenEngine/invalidateAll()``
     /// cancels one.
-    package static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
+    private static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
         FleetAuthError(
             code: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).",
             scope: scope)

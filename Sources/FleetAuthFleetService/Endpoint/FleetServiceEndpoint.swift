@@ -91,10 +91,8 @@ public struct FleetServiceEndpoint: Sendable {
             throw refuse(
                 "The fleet service URL must use https (plain http only to loopback or with allowsInsecureHTTP).")
         }
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/?#;")
         let segments = ["v1", "providers", providerID] + tail
-        let encoded = segments.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }
+        let encoded = segments.map(URLTemplate.pathEncoded)
         let basePath =
             components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath

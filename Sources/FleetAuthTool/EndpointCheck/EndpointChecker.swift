@@ -54,11 +54,12 @@ package struct EndpointChecker: Sendable {
     /// when it would take it.
     static func shortLifeRefusal(lifetime: TimeInterval, remaining: TimeInterval) -> String? {
         let policy = RefreshPolicy()
+        guard !policy.acceptsShortLife(lifetime: lifetime, remaining: remaining) else { return nil }
         if lifetime < policy.minimumLifetime {
             return "\(Int(lifetime)) s lifetime, under the \(Int(policy.minimumLifetime)) s the SDK accepts"
         }
         let margin = policy.minimumRemaining(forLifetime: lifetime)
-        return remaining > margin ? nil : "\(Int(remaining)) s left, not over the SDK's \(Int(margin)) s margin"
+        return "\(Int(remaining)) s left, not over the SDK's \(Int(margin)) s margin"
     }
 
     /// The audience and wildcard rules the SDK would apply with these options.
