@@ -5,6 +5,8 @@ extension TokenEngine {
     /// older token does not cause a second refetch. Either way the value is remembered:
     /// a later fetch that returns it fails with `rejectedTokenReissued`.
     /// - Parameters:
+    ///   - tokenValue: the token the fleet service refused.
+    ///   - scope: what the token was fetched for.
     ///   - rejection: what the fleet service said, if known; a later
     ///     `rejectedTokenReissued` error carries it as its cause.
     /// - Returns: whether the cached token was dropped.

@@ -88,7 +88,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     }
 
     /// Drops `token` because the fleet service rejected it (401/403); see
-    /// ``TokenEngine/invalidate(_:for:)``.
+    /// ``TokenEngine/invalidate(_:for:rejection:)``.
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context) -> Bool {
         engine.invalidate(token, for: authorizationContext.scope)

@@ -3,7 +3,7 @@ public import Foundation
 
 /// A token backend in process: it mints JWT-shaped tokens (`header.payload.signature`,
 /// base64url, fleet claims) for the vehicle or trip a request names, and answers in a
-/// chosen ``TokenResponseFormat``.
+/// chosen `TokenResponseFormat`.
 ///
 /// The signature part is a fixed placeholder, not a real RS256 signature: FleetAuth never
 /// verifies signatures on the client, so tests and demos need no key.
@@ -12,7 +12,7 @@ public final class InMemoryTokenBackend: Sendable {
     public struct Configuration: Sendable {
         /// `exp − iat` of minted tokens. Default 3600 s.
         public var lifetime: TimeInterval
-        /// The shape of the answer. Default ``TokenResponseFormat/tokenOnly``.
+        /// The shape of the answer. Default `TokenResponseFormat.tokenOnly`.
         public var format: TokenResponseFormat
         /// How far the backend's clock is ahead of the injected clock (negative: behind).
         public var clockOffset: TimeInterval

@@ -1,9 +1,9 @@
 public import FleetAuthCore
 public import Foundation
 
-/// Checks that an ``HTTPTransport`` behaves as FleetAuth relies on. Run it from your own
+/// Checks that an `HTTPTransport` behaves as FleetAuth relies on. Run it from your own
 /// tests against your transport and a server that serves the conformance routes
-/// (``InMemoryTransport/mountConformanceRoutes()`` in process; the loopback fixture in
+/// (``InMemoryTransport/mountConformanceRoutes(clock:)`` in process; the loopback fixture in
 /// FleetAuth's own tests shows them over real HTTP):
 ///
 /// - `GET|POST /conformance/echo` answers 200 with JSON `{method, query, headers, body}`
