@@ -6,6 +6,7 @@ public final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
 
+    /// A counter at zero.
     public init() {}
 
     /// Adds one.

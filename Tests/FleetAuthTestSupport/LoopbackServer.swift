@@ -5,6 +5,7 @@ public import Foundation
 public final class LoopbackServer: Sendable {
     /// Why the fixture could not start.
     public struct StartFailure: Error, CustomStringConvertible {
+        /// What went wrong, for the test report.
         public let description: String
     }
 

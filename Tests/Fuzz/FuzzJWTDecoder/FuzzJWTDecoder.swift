@@ -3,6 +3,7 @@
 import FleetAuthCore
 import Foundation
 
+/// libFuzzer's entry point: decodes `count` bytes at `start` as a JWT; always returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJWTDecoder(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let text = String(decoding: Data(bytes: start, count: count), as: UTF8.self)

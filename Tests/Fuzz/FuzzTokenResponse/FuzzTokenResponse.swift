@@ -6,6 +6,7 @@
 import FleetAuthCore
 import Foundation
 
+/// libFuzzer's entry point: parses `count` bytes at `start` as a token answer; returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTokenResponse(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Data(bytes: start, count: count)
