@@ -15,6 +15,9 @@ public import FleetAuthCore
 /// fail with `responseTooLarge`. Cancelling the calling task cancels the data task.
 ///
 /// ```swift
+/// import FleetAuthDriver
+/// import FleetAuthURLSession
+///
 /// let provider = try DriverTokenProvider(
 ///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/driver-token"),
 ///     transport: URLSessionTransport()

@@ -2,6 +2,9 @@
 /// backend, validates them, caches them per trip, and refreshes them ahead of expiry.
 ///
 /// ```swift
+/// import FleetAuthConsumer
+/// import FleetAuthURLSession
+///
 /// let provider = try ConsumerTokenProvider(
 ///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/trip-token"),
 ///     transport: URLSessionTransport()

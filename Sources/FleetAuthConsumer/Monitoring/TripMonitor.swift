@@ -8,6 +8,13 @@ public import Foundation
 /// `Authorization: Bearer <token>`; a token the fleet service rejects (401/403) is
 /// invalidated and the fetch is repeated once with a fresh one.
 ///
+/// <!-- snippet setup:
+/// import Foundation
+/// import FleetAuthURLSession
+/// let fleetURL = URL(string: "https://fleet.example.com")!
+/// let provider = try ConsumerTokenProvider(
+///     endpoint: TokenEndpoint(url: "https://api.example.com/token/consumer/{tripId}"), transport: URLSessionTransport())
+/// -->
 /// ```swift
 /// let monitor = TripMonitor(
 ///     fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: "my-project"),

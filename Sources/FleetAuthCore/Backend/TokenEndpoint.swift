@@ -3,11 +3,15 @@ public import Foundation
 /// The operator's token backend: where to ask, how to name the vehicle or trip, which
 /// credentials to send and how to read the answer.
 ///
+/// <!-- snippet setup:
+/// struct AppSession: Sendable { func appCredential() async throws -> String { "app-credential" } }
+/// let session = AppSession()
+/// -->
 /// ```swift
 /// let endpoint = TokenEndpoint(
 ///     url: "https://api.example.com/fleet/token",
 ///     format: .tokenWithExpiresInSeconds,
-///     headers: { _ in ["Authorization": "Bearer \(await session.appCredential())"] }
+///     headers: { _ in ["Authorization": "Bearer \(try await session.appCredential())"] }
 /// )
 /// ```
 public struct TokenEndpoint: Sendable {

@@ -19,6 +19,9 @@ public import Foundation
 /// `FleetAuthInMemory`) and advance it by hand.
 ///
 /// ```swift
+/// import FleetAuthCore
+/// import Foundation
+///
 /// struct FixedOffsetClock: WallClock {
 ///     var offset: TimeInterval
 ///     func now() -> Date { Date().addingTimeInterval(offset) }

@@ -3,6 +3,11 @@
 ///
 /// A context only has to say which ``AuthorizationScope`` it stands for:
 ///
+/// <!-- snippet setup:
+/// import FleetAuthInMemory
+/// let endpoint = TokenEndpoint(url: "https://api.example.com/fleet/depot-token")
+/// let transport = InMemoryTransport()
+/// -->
 /// ```swift
 /// struct DepotContext: AuthorizationContext {
 ///     var vehicleID: String

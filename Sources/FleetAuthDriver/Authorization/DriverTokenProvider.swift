@@ -2,6 +2,9 @@
 /// backend, validates them, caches them per vehicle, and refreshes them ahead of expiry.
 ///
 /// ```swift
+/// import FleetAuthDriver
+/// import FleetAuthURLSession
+///
 /// let provider = try DriverTokenProvider(
 ///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/vehicle-token"),
 ///     transport: URLSessionTransport()

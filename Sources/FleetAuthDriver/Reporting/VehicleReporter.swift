@@ -9,6 +9,13 @@ import Foundation
 /// they were reported. A token the fleet service rejects (401/403) is invalidated and the
 /// update is sent once more with a fresh one; a token known to have expired is never sent.
 ///
+/// <!-- snippet setup:
+/// import Foundation
+/// import FleetAuthURLSession
+/// let fleetURL = URL(string: "https://fleet.example.com")!
+/// let provider = try DriverTokenProvider(
+///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/driver-token"), transport: URLSessionTransport())
+/// -->
 /// ```swift
 /// let reporter = try VehicleReporter(
 ///     fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: "my-project"),

@@ -6,11 +6,23 @@ public import Foundation
 /// time and uptime together (time passing, the device awake or asleep);
 /// ``jumpWallClock(by:)`` moves wall time alone (a user setting the clock).
 ///
+/// <!-- snippet setup:
+/// import FleetAuthDriver
+/// let context = DriverAuthorizationContext(vehicleID: "v-42")
+/// func makeProvider(_ clock: ManualWallClock) throws -> DriverTokenProvider {
+///     let transport = InMemoryTransport(clock: clock, latency: 0.2)
+///     transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+///     return try DriverTokenProvider(
+///         endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
+/// }
+/// -->
 /// ```swift
 /// let clock = ManualWallClock()
-/// async let token = provider.fetchToken(with: context)   // transport sleeps 0.2 s
+/// let provider = try makeProvider(clock)                  // its transport sleeps 0.2 s
+/// async let token = provider.token(for: context)
 /// await clock.waitForSleepers(count: 1)
 /// clock.advance(by: 0.2)
+/// print(try await token)                                  // AuthToken(tok_…, vehicle v-42, …)
 /// ```
 public final class ManualWallClock: WallClock {
     private struct Sleeper {

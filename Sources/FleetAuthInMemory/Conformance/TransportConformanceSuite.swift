@@ -14,7 +14,14 @@ public import Foundation
 /// - `GET /conformance/redirect` answers 302 to another host;
 /// - `GET /conformance/hang` does not answer for at least 30 seconds.
 ///
+/// <!-- snippet setup:
+/// import Foundation
+/// typealias MyTransport = InMemoryTransport
+/// let serverURL = URL(string: "http://127.0.0.1:8080")!
+/// -->
 /// ```swift
+/// import Testing
+///
 /// @Test func myTransportConforms() async {
 ///     let suite = TransportConformanceSuite(transport: MyTransport(), baseURL: serverURL)
 ///     let failures = await suite.run()

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A ready observer that writes one line per ``TokenEvent`` at or above a level.
+///
+/// <!-- snippet setup:
+/// import FleetAuthDriver
+/// import FleetAuthURLSession
+/// let endpoint = TokenEndpoint(url: "https://api.example.com/fleet/driver-token")
+/// -->
+/// ```swift
+/// let provider = try DriverTokenProvider(
+///     endpoint: endpoint, transport: URLSessionTransport(),
+///     observer: TokenEventLogger(minimumLevel: .info).log)
+/// // info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d in 0.180 s, expires in 3600 s
+/// ```
+///
+/// Lines carry the scope and token fingerprints, never a token's value. Lookups served from
+/// the cache are ``TokenEventLevel/debug``, so the default ``TokenEventLevel/info`` logs a line
+/// per fetch, not per location update. The default destination is standard error; pass
+/// `write` to send lines elsewhere (your logging system; `init(osLogger:minimumLevel:)` on
+/// Apple platforms).
+public struct TokenEventLogger: Sendable {
+    /// The lowest level written; events below it are skipped before any text is made.
+    public var minimumLevel: TokenEventLevel
+    private let write: @Sendable (TokenEventLevel, String) -> Void
+
+    /// A logger writing events at `minimumLevel` and above.
+    /// - Parameters:
+    ///   - minimumLevel: the lowest level written. Default ``TokenEventLevel/info``.
+    ///   - write: receives each event's level and line (``line(for:)``); called on the
+    ///     thread that caused the event, so keep it short. Default: standard error.
+    public init(
+        minimumLevel: TokenEventLevel = .info,
+        write: @escaping @Sendable (TokenEventLevel, String) -> Void = TokenEventLogger.writeToStandardError
+    ) {
+        self.minimumLevel = minimumLevel
+        self.write = write
+    }
+
+    /// Writes `event` if its level is at least ``minimumLevel``. Pass `logger.log` as a
+    /// provider's or engine's `observer`.
+    /// - Parameter event: what the engine did.
+    public func log(_ event: TokenEvent) {
+        let level = event.level
+        guard level >= minimumLevel else { return }
+        write(level, line(for: event))
+    }
+
+    /// The line written for `event`: `info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d …`.
+    /// - Parameter event: what the engine did.
+    /// - Returns: the level, the `fleetauth:` tag and the event's description.
+    public func line(for event: TokenEvent) -> String { "\(event.level) fleetauth: \(event)" }
+
+    /// Writes `line` and a newline to standard error in one call, so lines written from
+    /// several threads do not interleave.
+    /// - Parameters:
+    ///   - level: the event's level (standard error shows it in the line already).
+    ///   - line: the text to write.
+    public static func writeToStandardError(_ level: TokenEventLevel, _ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

@@ -1,0 +1,88 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("Token event logger: levels, lines and redaction")
+struct TokenEventLoggerTests {
+    let v42 = AuthorizationScope.vehicle("v-42")
+
+    /// Collects what a logger writes, from any thread.
+    final class Lines: Sendable {
+        private let state = LockedState<[(TokenEventLevel, String)]>([])
+        func add(_ level: TokenEventLevel, _ line: String) { state.withLock { $0.append((level, line)) } }
+        var all: [(TokenEventLevel, String)] { state.withLock { $0 } }
+        var texts: [String] { all.map(\.1) }
+    }
+
+    func logger(_ minimumLevel: TokenEventLevel, into lines: Lines) -> TokenEventLogger {
+        TokenEventLogger(minimumLevel: minimumLevel) { level, line in lines.add(level, line) }
+    }
+
+    @Test func everyEventHasTheLevelItsKindCalls() {
+        let error = FleetAuthError(code: .unexpectedStatus, message: "HTTP 503", scope: v42, status: 503)
+        let cases: [(TokenEvent, TokenEventLevel)] = [
+            (.servedFresh(v42, fingerprint: "tok_1"), .debug),
+            (.servedStale(v42, fingerprint: "tok_1"), .debug),
+            (.failureReplayed(v42, error: error), .debug),
+            (.fetchStarted(v42, attempt: 1), .debug),
+            (.refreshScheduled(v42), .debug),
+            (.fetchSucceeded(v42, fingerprint: "tok_1", duration: 0.2, expiresIn: 3600), .info),
+            (.invalidated(v42, fingerprint: "tok_1", dropped: true), .info),
+            (.invalidatedAll, .info),
+            (.evicted(v42), .info),
+            (.fetchFailed(v42, error: error, duration: 0.1, retryIn: 0.5), .warning),
+            (.fetchFailed(v42, error: error, duration: 0.1, retryIn: nil), .error),
+        ]
+        for (event, level) in cases { #expect(event.level == level, "\(event)") }
+        #expect(TokenEventLevel.allCases.sorted() == [.debug, .info, .warning, .error])
+    }
+
+    @Test func lineNamesTheLevelTheTagAndTheEvent() {
+        let line = TokenEventLogger().line(
+            for: .fetchSucceeded(v42, fingerprint: "tok_1a2b3c4d", duration: 0.18, expiresIn: 3600))
+        #expect(line == "info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d in 0.180 s, expires in 3600 s")
+    }
+
+    @Test func eventsBelowTheMinimumLevelAreNotWritten() {
+        let lines = Lines()
+        let log = logger(.warning, into: lines)
+        log.log(.servedFresh(v42, fingerprint: "tok_1"))
+        log.log(.fetchSucceeded(v42, fingerprint: "tok_1", duration: 0.2, expiresIn: 3600))
+        log.log(
+            .fetchFailed(
+                v42, error: FleetAuthError(code: .timedOut, message: "no answer in 15 s", scope: v42), duration: 15,
+                retryIn: 1))
+        #expect(lines.all.map(\.0) == [.warning])
+        #expect(lines.texts.first?.hasPrefix("warning fleetauth: fetchFailed vehicle v-42 timedOut") == true)
+    }
+
+    /// A provider with the logger as its observer: info writes one line per fetch however
+    /// many lookups there are; debug adds a line per lookup. No line holds the token.
+    @Test func providerLogsFetchesAtInfoAndLookupsAtDebug() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+        let info = Lines()
+        let debug = Lines()
+        let infoLogger = logger(.info, into: info)
+        let debugLogger = logger(.debug, into: debug)
+        let engine = try TokenEngine(
+            configuration: .init(
+                endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport,
+                clock: clock,
+                observer: { event in
+                    infoLogger.log(event)
+                    debugLogger.log(event)
+                }))
+        var token: AuthToken?
+        for _ in 0..<5 { token = try await engine.token(for: v42) }
+        let value = try #require(token?.value)
+
+        #expect(info.texts.count == 1)
+        #expect(info.texts.first?.hasPrefix("info fleetauth: fetchSucceeded vehicle v-42 tok_") == true)
+        #expect(debug.texts.filter { $0.contains("servedFresh") }.count == 4)
+        #expect(debug.texts.contains { $0.hasPrefix("debug fleetauth: fetchStarted vehicle v-42 attempt 1") })
+        for line in info.texts + debug.texts { #expect(!line.contains(value)) }
+    }
+}
