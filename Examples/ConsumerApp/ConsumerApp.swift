@@ -5,7 +5,8 @@
 //   swift run ConsumerApp --token-url 'https://api.example.com/token/consumer/{tripId}' \
 //       --fleet-url https://fleet.example.com --provider-id my-project --trip-ids t-1,t-2
 //
-// Copy `TripSimulation.swift` for the wiring; this file only reads the command line.
+// Copy `TripSimulation.swift` for the wiring (it reads top to bottom on FleetAuth alone);
+// this file reads the command line and, with --token-url, talks to real services.
 import ExampleSupport
 import FleetAuthConsumer
 import FleetAuthURLSession
@@ -18,16 +19,17 @@ struct ConsumerApp {
                ConsumerApp --token-url URL --fleet-url URL --provider-id ID
                            (--trip-ids ID,ID,... | --tracking-ids ID,ID,...)
                            [--format PRESET] [--header 'Name: value']... [--audience AUD|none]
-                           [--rounds N] [--interval SECONDS]
+                           [--rounds N] [--interval SECONDS] [--log-level debug|info|warning|error]
         The token URL may name the ID in its path: https://api.example.com/token/consumer/{tripId},
         or for shipments .../token/delivery_consumer/{trackingId}
         PRESET: \(CommandLineOptions.formatNames)
+        Token events go to standard error, one line each (never a token's value).
         Exit status: 0 every trip fetch succeeded, 1 any failed, 2 usage error.
         """
 
     static let valueNames: Set<String> = [
         "hours", "token-url", "fleet-url", "provider-id", "trip-ids", "format", "header", "audience", "rounds",
-        "interval", "tracking-ids",
+        "interval", "tracking-ids", "log-level",
     ]
 
     /// The comma-separated IDs of `--name`.
@@ -37,7 +39,8 @@ struct ConsumerApp {
 
     static func main() async {
         await ExampleCommand.main(
-            name: "ConsumerApp", usage: usage, valueNames: valueNames, real: runAgainstRealServices
+            name: "ConsumerApp", usage: usage, valueNames: valueNames, embeddedNames: ["hours", "tracking-ids"],
+            real: runAgainstRealServices
         ) { arguments, progress in
             var options = TripSimulation.Options()
             if let hours = try arguments.number("hours") { options.hours = hours }
@@ -63,7 +66,8 @@ struct ConsumerApp {
         let interval = try arguments.number("interval") ?? 10
         let provider = try ConsumerTokenProvider(
             endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
-            transport: URLSessionTransport(), rules: arguments.rules())
+            transport: URLSessionTransport(), rules: arguments.rules(),
+            observer: TokenEventLogger(minimumLevel: try arguments.logLevel()).log)
         let monitor = TripMonitor(
             fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID), authorization: provider,
             transport: URLSessionTransport())

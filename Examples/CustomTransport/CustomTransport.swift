@@ -1,6 +1,6 @@
 // CustomTransport: extending FleetAuth with a transport of your own.
 //
-//   swift run CustomTransport
+//   swift run CustomTransport          # takes no options but --help
 //
 // `AppHeaderTransport` wraps any other transport: it adds the app's version header to
 // every request and logs each request and response without secrets (no header values,
@@ -34,7 +34,40 @@ struct AppHeaderTransport: HTTPTransport {
 
 @main
 struct CustomTransportExample {
+    static let usage = """
+        usage: CustomTransport
+        Fetches a token through AppHeaderTransport (a wrapper adding X-App-Version and logging
+        redacted request lines) and runs the transport conformance suite on it.
+        Exit status: 0 the transport conforms, 1 it does not or the fetch failed, 2 usage error.
+        """
+
+    /// What the command line asks for: this example takes no options but `--help`.
+    enum Invocation: Equatable {
+        case run
+        case help
+        case usageError(String)
+
+        init(_ arguments: [String]) {
+            switch arguments.first {
+            case nil: self = .run
+            case "--help" where arguments.count == 1: self = .help
+            case let first? where first.hasPrefix("--"): self = .usageError("unknown option \(first)")
+            case let first?: self = .usageError("unexpected argument \(first)")
+            }
+        }
+    }
+
     static func main() async {
+        switch Invocation(Array(CommandLine.arguments.dropFirst())) {
+        case .run: break
+        case .help:
+            print(usage)
+            exit(0)
+        case .usageError(let message):
+            FileHandle.standardError.write(
+                Data("CustomTransport: \(message)\nRun `CustomTransport --help` for usage.\n".utf8))
+            exit(2)
+        }
         do {
             let result = try await run(log: { print("  \($0)") })
             print("token for vehicle-7: \(result.token)")
@@ -44,7 +77,7 @@ struct CustomTransportExample {
                     : "conformance suite failures: \(result.conformanceFailures)")
             if !result.conformanceFailures.isEmpty { exit(1) }
         } catch {
-            print("CustomTransport: \(error)")
+            FileHandle.standardError.write(Data("CustomTransport: \(error)\n".utf8))
             exit(1)
         }
     }

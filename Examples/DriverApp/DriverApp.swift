@@ -6,7 +6,8 @@
 //       --format jwt-expiration-timestamp --header 'Authorization: Bearer <app credential>' \
 //       --fleet-url https://fleet.example.com --provider-id my-project --vehicle-id v-42
 //
-// Copy `DriverSimulation.swift` for the wiring; this file only reads the command line.
+// Copy `DriverSimulation.swift` for the wiring (it reads top to bottom on FleetAuth alone);
+// this file reads the command line and, with --token-url, talks to real services.
 import ExampleSupport
 import FleetAuthDriver
 import FleetAuthURLSession
@@ -15,18 +16,20 @@ import Foundation
 @main
 struct DriverApp {
     static let usage = """
-        usage: DriverApp [--hours H] [--fleet on-demand|delivery]
+        usage: DriverApp [--hours H] [--fleet on-demand|delivery] [--log-level debug|info|warning|error]
                DriverApp --token-url URL --fleet-url URL --provider-id ID --vehicle-id ID
                          [--fleet on-demand|delivery] [--format PRESET] [--header 'Name: value']...
                          [--audience AUD|none] [--updates N] [--interval SECONDS]
+                         [--log-level debug|info|warning|error]
         The token URL may name the ID in its path: https://api.example.com/token/driver/{vehicleId}
         PRESET: \(CommandLineOptions.formatNames)
+        Token events go to standard error, one line each (never a token's value).
         Exit status: 0 every update accepted, 1 any failed, 2 usage error.
         """
 
     static let valueNames: Set<String> = [
         "hours", "token-url", "fleet-url", "provider-id", "vehicle-id", "format", "header", "audience", "updates",
-        "interval", "fleet",
+        "interval", "fleet", "log-level",
     ]
 
     /// The `--fleet` flavor (default on-demand).
@@ -39,11 +42,14 @@ struct DriverApp {
     }
 
     static func main() async {
-        await ExampleCommand.main(name: "DriverApp", usage: usage, valueNames: valueNames, real: runAgainstRealServices)
-        { arguments, progress in
+        await ExampleCommand.main(
+            name: "DriverApp", usage: usage, valueNames: valueNames, embeddedNames: ["hours", "fleet", "log-level"],
+            real: runAgainstRealServices
+        ) { arguments, progress in
             var options = DriverSimulation.Options()
             if let hours = try arguments.number("hours") { options.hours = hours }
             options.fleet = try fleet(arguments)
+            if arguments.value("log-level") != nil { options.logLevel = try arguments.logLevel() }
             options.progress = progress
             return try await DriverSimulation.run(options)
         }
@@ -65,7 +71,7 @@ struct DriverApp {
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
             transport: URLSessionTransport(), rules: arguments.rules(),
-            observer: { event in print("  token: \(event)") })  // events never carry token values
+            observer: TokenEventLogger(minimumLevel: try arguments.logLevel()).log)
         let reporter = try VehicleReporter(
             fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID, fleet: try fleet(arguments)),
             vehicleID: vehicleID,

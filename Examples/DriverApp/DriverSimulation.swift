@@ -1,4 +1,3 @@
-import ExampleSupport
 import FleetAuthDriver
 import FleetAuthInMemory
 import Foundation
@@ -16,6 +15,8 @@ enum DriverSimulation {
         /// On-demand (the default) or delivery: the claim key the backend mints and the
         /// call the reporter makes.
         var fleet = FleetServiceEndpoint.Fleet.onDemand
+        /// Token events at this level and above go to standard error; `nil` logs none.
+        var logLevel: TokenEventLevel?
         var progress: (@Sendable (String) -> Void)?
     }
 
@@ -58,16 +59,9 @@ enum DriverSimulation {
 
         // 2. The app's wiring: a token provider and a vehicle reporter. In a real app the
         //    transport is `URLSessionTransport()` and the clock is the system clock.
-        let servedFromCache = Counter()
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport,
-            clock: clock,
-            observer: { event in
-                switch event {
-                case .servedFresh, .servedStale: servedFromCache.increment()
-                default: break
-                }
-            })
+            clock: clock, observer: options.logLevel.map { TokenEventLogger(minimumLevel: $0).log })
         let reporter = try VehicleReporter(
             fleetService: FleetServiceEndpoint(
                 baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project", fleet: options.fleet),
@@ -102,7 +96,7 @@ enum DriverSimulation {
         // A token may be used until 5 minutes before it expires.
         let usableLife = options.tokenLifetime - RefreshPolicy().minimumRemaining(forLifetime: options.tokenLifetime)
         report.minimumTokenFetches = Int((Double(updates) * options.updateInterval / usableLife).rounded(.up))
-        report.callersThatWaited = report.updatesSent - servedFromCache.count
+        report.callersThatWaited = provider.statistics.waits
         report.realSeconds = Date().timeIntervalSince(started)
         return report
     }

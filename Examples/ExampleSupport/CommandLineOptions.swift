@@ -45,6 +45,8 @@ public struct CommandLineOptions {
     public func values(_ name: String) -> [String] { values[name] ?? [] }
     /// Whether the bare flag `--name` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
+    /// The names of every option and flag given, without the dashes.
+    public var givenNames: Set<String> { flags.union(values.keys) }
 
     /// The value of `--name` as a positive number; `nil` when not given.
     public func number(_ name: String) throws -> Double? {
@@ -72,6 +74,17 @@ public struct CommandLineOptions {
     public func rules() -> TokenRules {
         guard let audience = value("audience") else { return TokenRules() }
         return TokenRules(expectedAudience: audience == "none" ? nil : audience)
+    }
+
+    /// The level named by `--log-level` (default `info`): the token events written to
+    /// standard error by `TokenEventLogger`.
+    public func logLevel() throws -> TokenEventLevel {
+        guard let name = value("log-level") else { return .info }
+        guard let level = TokenEventLevel.allCases.first(where: { $0.description == name }) else {
+            let names = TokenEventLevel.allCases.map(\.description).joined(separator: ", ")
+            throw UsageError(message: "--log-level takes one of \(names), not \(name)")
+        }
+        return level
     }
 
     /// The short names of the response-format presets.

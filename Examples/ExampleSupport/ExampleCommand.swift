@@ -6,9 +6,10 @@ import Foundation
 ///
 /// Exit status: 0 when everything succeeded, 1 when anything failed, 2 for a usage error.
 public enum ExampleCommand {
-    /// Runs one example app. `real` returns whether every call it made succeeded.
+    /// Runs one example app. `real` returns whether every call it made succeeded; options
+    /// other than `embeddedNames` are for real-service mode and are refused without `--token-url`.
     public static func main(
-        name: String, usage: String, valueNames: Set<String>,
+        name: String, usage: String, valueNames: Set<String>, embeddedNames: Set<String>,
         real: @Sendable (_ tokenURL: String, _ arguments: CommandLineOptions) async throws -> Bool,
         embedded:
             @Sendable (_ arguments: CommandLineOptions, _ progress: @escaping @Sendable (String) -> Void) async throws
@@ -22,6 +23,8 @@ public enum ExampleCommand {
                 status = 0
             } else if let tokenURL = arguments.value("token-url") {
                 status = try await real(tokenURL, arguments) ? 0 : 1
+            } else if let stray = arguments.givenNames.subtracting(embeddedNames).sorted().first {
+                throw CommandLineOptions.UsageError(message: "--\(stray) applies only with --token-url")
             } else {
                 let terminal = isatty(STDERR_FILENO) != 0
                 let report = try await embedded(arguments) { line in

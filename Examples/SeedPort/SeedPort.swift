@@ -92,25 +92,69 @@ final class SampleAccessTokenProvider: NSObject, DriverAuthorization, @unchecked
 
 @main
 struct SeedPort {
-    static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        func value(_ name: String) -> String? {
-            arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+    static let usage = """
+        usage: SeedPort --token-url URL [--vehicle-id ID]
+        The platform's sample provider, ported to FleetAuth's names and compiled in Swift 6 mode:
+        fetches a token for the vehicle (default v-42) twice and says whether the second came
+        from its cache. It prints a fingerprint, never the token.
+        Exit status: 0 fetched, 1 the fetch failed, 2 usage error.
+        """
+
+    /// A command line this example cannot run: it exits with status 2.
+    struct UsageError: Error, Equatable {
+        let message: String
+    }
+
+    /// What the command line asks for.
+    struct Invocation: Equatable {
+        var help = false
+        var tokenURL: URL?
+        var vehicleID = "v-42"
+
+        init(_ arguments: [String]) throws(UsageError) {
+            var rest = arguments[...]
+            while let option = rest.popFirst() {
+                switch option {
+                case "--help": help = true
+                case "--token-url", "--vehicle-id":
+                    guard let value = rest.popFirst() else { throw UsageError(message: "\(option) needs a value") }
+                    if option == "--vehicle-id" {
+                        vehicleID = value
+                    } else if let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased()) {
+                        tokenURL = url
+                    } else {
+                        throw UsageError(message: "--token-url needs an http or https URL, not \(value)")
+                    }
+                default:
+                    throw UsageError(
+                        message: option.hasPrefix("--") ? "unknown option \(option)" : "unexpected argument \(option)")
+                }
+            }
+            if !help && tokenURL == nil { throw UsageError(message: "--token-url URL is required") }
         }
-        guard let url = value("--token-url").flatMap(URL.init(string:)) else {
-            print("SeedPort: the platform's sample provider, ported to FleetAuth and compiled in Swift 6 mode.")
-            print("Run with --token-url URL [--vehicle-id ID] to fetch a token through it.")
-            exit(arguments.isEmpty || arguments == ["--help"] ? 0 : 2)
+    }
+
+    static func main() async {
+        let invocation: Invocation
+        do {
+            invocation = try Invocation(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            FileHandle.standardError.write(Data("SeedPort: \(error.message)\nRun `SeedPort --help` for usage.\n".utf8))
+            exit(2)
+        }
+        guard let url = invocation.tokenURL, !invocation.help else {
+            print(usage)
+            exit(0)
         }
         let provider = SampleAccessTokenProvider(providerURL: url)
-        let context = DriverAuthorizationContext(vehicleID: value("--vehicle-id") ?? "v-42")
+        let context = DriverAuthorizationContext(vehicleID: invocation.vehicleID)
         do {
             // The async method comes with the protocol: the port gets it for free.
             let token = try await provider.fetchToken(with: context)
             let again = try await provider.fetchToken(with: context)
             print("fetched \(AuthToken.fingerprint(of: token)); second call served from the cache: \(token == again)")
         } catch {
-            print("SeedPort: \(error)")
+            FileHandle.standardError.write(Data("SeedPort: \(error)\n".utf8))
             exit(1)
         }
     }

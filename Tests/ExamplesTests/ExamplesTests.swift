@@ -62,14 +62,10 @@ struct ExamplesTests {
     }
 
     @Test func customTransportConformsAndLogsNoSecrets() async throws {
-        let lines = Counter()
         let log = LogLines()
-        let result = try await CustomTransportExample.run(log: { line in
-            lines.increment()
-            log.append(line)
-        })
+        let result = try await CustomTransportExample.run(log: { line in log.append(line) })
         #expect(result.conformanceFailures.isEmpty, "\(result.conformanceFailures)")
-        #expect(lines.count > 10)
+        #expect(log.all.count > 10)
         for line in log.all {
             for part in result.token.value.split(separator: ".") { #expect(!line.contains(part)) }
         }
@@ -93,15 +89,32 @@ struct ExamplesTests {
 
     @Test(arguments: [
         ["stray"], ["--bogus"], ["--hours"], ["--hours", "abc"], ["--hours", "-1"], ["--header", "no colon"],
-        ["--format", "xml"],
+        ["--format", "xml"], ["--log-level", "verbose"],
     ])
     func badCommandLinesAreUsageErrors(arguments: [String]) {
         #expect(throws: CommandLineOptions.UsageError.self) {
-            let options = try CommandLineOptions(arguments, valueNames: ["hours", "header", "format"])
+            let options = try CommandLineOptions(arguments, valueNames: ["hours", "header", "format", "log-level"])
             _ = try options.number("hours")
             _ = try options.headers()
             _ = try options.format()
+            _ = try options.logLevel()
         }
+    }
+
+    @Test func logLevelDefaultsToInfoAndTakesEveryLevelByName() throws {
+        #expect(try CommandLineOptions([], valueNames: ["log-level"]).logLevel() == .info)
+        for level in TokenEventLevel.allCases {
+            #expect(try CommandLineOptions(["--log-level", "\(level)"], valueNames: ["log-level"]).logLevel() == level)
+        }
+    }
+
+    @Test func customTransportTakesOnlyHelp() {
+        typealias Invocation = CustomTransportExample.Invocation
+        #expect(Invocation([]) == .run)
+        #expect(Invocation(["--help"]) == .help)
+        #expect(Invocation(["--bogus"]) == .usageError("unknown option --bogus"))
+        #expect(Invocation(["--help", "--bogus"]) == .usageError("unknown option --help"))
+        #expect(Invocation(["stray"]) == .usageError("unexpected argument stray"))
     }
 }
 

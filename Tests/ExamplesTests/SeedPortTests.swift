@@ -21,4 +21,23 @@ struct SeedPortTests {
             _ = try await provider.fetchToken(with: nil)
         }
     }
+
+    @Test func theCommandLineNeedsATokenURLAndRefusesWhatItDoesNotKnow() throws {
+        let invocation = try SeedPort.Invocation(["--token-url", "http://127.0.0.1:8080/token", "--vehicle-id", "v-7"])
+        #expect(invocation.tokenURL?.absoluteString == "http://127.0.0.1:8080/token" && invocation.vehicleID == "v-7")
+        #expect(try SeedPort.Invocation(["--help"]).help)
+        let bad: [([String], String)] = [
+            ([], "--token-url URL is required"),
+            (["--bogus"], "unknown option --bogus"),
+            (["stray"], "unexpected argument stray"),
+            (["--token-url"], "--token-url needs a value"),
+            (["--token-url", "not a url"], "--token-url needs an http or https URL, not not a url"),
+            (["--token-url", "ftp://host/token"], "--token-url needs an http or https URL, not ftp://host/token"),
+        ]
+        for (arguments, message) in bad {
+            #expect(throws: SeedPort.UsageError(message: message), "\(arguments)") {
+                _ = try SeedPort.Invocation(arguments)
+            }
+        }
+    }
 }
