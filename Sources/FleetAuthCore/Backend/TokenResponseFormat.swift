@@ -50,6 +50,19 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
     public let name: String
 
     /// A JSON object holding the token under `tokenKey` and, optionally, its expiry.
+    ///
+    /// ```swift
+    /// // {"accessToken": "eyJ…", "expiresAtMillis": 1795000000000}
+    /// let format = TokenResponseFormat.json(
+    ///     tokenKey: "accessToken", expiry: .init(key: "expiresAtMillis", unit: .absoluteMilliseconds))
+    /// ```
+    /// - Parameters:
+    ///   - tokenKey: the top-level key whose string value is the JWT.
+    ///   - expiry: the key of the body's own expiry number and the unit to read it in;
+    ///     `nil` when the body states none (the JWT's `exp` is used alone). A stated expiry
+    ///     must agree with `exp`, so a wrong unit fails as `expiryMismatch`.
+    ///   - name: a short name for messages and reports; default: the keys and the unit.
+    /// - Returns: the format, for ``TokenEndpoint``'s `format`.
     public static func json(tokenKey: String, expiry: ExpiryField? = nil, name: String? = nil) -> TokenResponseFormat {
         let described = expiry.map { "\(tokenKey) + \($0.key) (\($0.unit))" } ?? "\(tokenKey) + JWT exp"
         return TokenResponseFormat(body: .json(tokenKey: tokenKey, expiry: expiry), name: name ?? described)
