@@ -1,6 +1,7 @@
 import ExampleSupport
 import FleetAuthCore
 import FleetAuthDriver
+import FleetAuthTestSupport
 import Foundation
 import Testing
 
@@ -20,6 +21,15 @@ struct ExamplesTests {
         #expect(report.tokenFetches <= report.minimumTokenFetches + 1)
         #expect(report.callersThatWaited == 1)  // only the very first update waited for a token
         #expect(report.description.contains("rejected updates        0"))
+    }
+
+    @Test func readmeQuotesTheDriverAppReportAsItIs() async throws {
+        let sample = try #require(ReadmeSample(startingWith: "DriverApp report"))
+        var options = DriverSimulation.Options()
+        options.hours = 0.5
+        let report = try await DriverSimulation.run(options)
+        let difference = sample.firstDifference(from: report.description)
+        #expect(difference == nil, "\(difference ?? "")")
     }
 
     @Test func driverAppRunsADeliveryVehicle() async throws {

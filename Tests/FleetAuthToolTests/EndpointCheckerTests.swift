@@ -299,3 +299,21 @@ struct InMemoryTransportStub: HTTPTransport {
         TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
     }
 }
+
+/// The checker's report quoted in README stays what the checker prints.
+@Suite("README's checker report is current")
+struct ReadmeCheckerReportTests {
+    @Test func theQuotedReportMatchesTheCheckersOutput() async throws {
+        let server = try LoopbackServer.running()
+        let sample = try #require(ReadmeSample(startingWith: "fleetauth check-endpoint "))
+        // README quotes this command: a backend that sends milliseconds under a seconds key
+        // and mints wildcard tokens.
+        let run = await CommandRun.run([
+            "check-endpoint", "--url", server.url("/token/swift-sample?expiryScale=1000&wildcard=1"),
+            "--vehicle-id", "v-42",
+        ])
+        #expect(run.status == 1)
+        let difference = sample.firstDifference(from: run.output)
+        #expect(difference == nil, "\(difference ?? "")")
+    }
+}
