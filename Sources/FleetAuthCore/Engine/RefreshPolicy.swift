@@ -16,6 +16,14 @@ public import Foundation
 /// ``refreshJitter`` at random so a fleet does not refresh in step. ``refreshWindow``
 /// stays its upper bound. A steady caller still never waits, and each token serves for as
 /// long as the contract allows.
+///
+/// Bad days: the refresh starts early enough to ride out a token-backend outage of
+/// ``outageTolerance`` starting at any moment. While the backend fails for a transient
+/// reason (network, timeout, 408, 425, 429, 5xx) the background refresh keeps retrying
+/// with backoff, and the cached token is served *degraded* below
+/// ``minimumRemainingLifetime``, down to ``outageFloor`` of life left: the fleet service
+/// accepts a token until its `exp`, so refusing it would turn a backend blip into lost
+/// updates. ``strict`` keeps the contract's margin to the letter instead.
 public struct RefreshPolicy: Sendable, Hashable {
     /// The least life a returned token has left. Default 300 s: the fleet service
     /// needs time to accept the request that carries it.
@@ -38,12 +46,25 @@ public struct RefreshPolicy: Sendable, Hashable {
     public var latencyMultiplier: Double
     /// The most random extra an adaptive window adds per token. Default 2 s.
     public var refreshJitter: TimeInterval
+    /// How long a token-backend outage, starting at any moment, is ridden out without a
+    /// failed lookup. Default 300 s. Each extra minute costs tokens: see the table in
+    /// the FleetAuthCore documentation ("Bad days"). Scaled down for short-lived tokens
+    /// (at most a quarter of the lifetime).
+    public var outageTolerance: TimeInterval
+    /// The least life a token served degraded (during an outage, below
+    /// ``minimumRemainingLifetime``) has left. Default 60 s.
+    public var outageFloor: TimeInterval
+    /// Whether a cached token is served below ``minimumRemainingLifetime`` while the
+    /// backend fails for a transient reason (default `true`); `false` is ``strict``.
+    public var servesDuringOutages: Bool
 
-    /// Creates a policy; the defaults follow the token-provider contract.
+    /// Creates a policy; the defaults follow the token-provider contract, and ride out a
+    /// 5-minute token-backend outage.
     public init(
         minimumRemainingLifetime: TimeInterval = 300, refreshWindow: TimeInterval = 600,
         maximumLifetime: TimeInterval = 3600, minimumLifetime: TimeInterval = 30, expiryTolerance: TimeInterval = 60,
-        adaptsToTraffic: Bool = true, latencyMultiplier: Double = 3, refreshJitter: TimeInterval = 2
+        adaptsToTraffic: Bool = true, latencyMultiplier: Double = 3, refreshJitter: TimeInterval = 2,
+        outageTolerance: TimeInterval = 300, outageFloor: TimeInterval = 60, servesDuringOutages: Bool = true
     ) {
         self.minimumRemainingLifetime = minimumRemainingLifetime
         self.refreshWindow = refreshWindow
@@ -53,7 +74,15 @@ public struct RefreshPolicy: Sendable, Hashable {
         self.adaptsToTraffic = adaptsToTraffic
         self.latencyMultiplier = latencyMultiplier
         self.refreshJitter = refreshJitter
+        self.outageTolerance = outageTolerance
+        self.outageFloor = outageFloor
+        self.servesDuringOutages = servesDuringOutages
     }
+
+    /// The contract to the letter: a token is never handed out with less than
+    /// ``minimumRemainingLifetime`` left, outage or not. Refreshing still starts early
+    /// enough to retry through an outage of ``outageTolerance`` before that margin.
+    public static let strict = RefreshPolicy(servesDuringOutages: false)
 
     /// What an adaptive window leaves beyond the minimum remaining lifetime and the gap
     /// between lookups: ``latencyMultiplier`` × `slowestFetch`, one retry's backoff, and
@@ -63,7 +92,16 @@ public struct RefreshPolicy: Sendable, Hashable {
         -> TimeInterval
     {
         guard adaptsToTraffic else { return .infinity }
-        let retryRoom = retry.maximumAttempts > 1 ? retry.initialBackoff * (1 + retry.jitter) + slowestFetch : 0
+        let retryRoom: TimeInterval
+        if retry.maximumAttempts <= 1 {
+            retryRoom = 0
+        } else if outageTolerance > 0 {
+            // Two of the longest waits between retries: the backend may come back just
+            // after one attempt failed, and the next one must still land above the floor.
+            retryRoom = 2 * (retry.maximumBackoff * (1 + retry.jitter) + slowestFetch)
+        } else {
+            retryRoom = retry.initialBackoff * (1 + retry.jitter) + slowestFetch
+        }
         return latencyMultiplier * slowestFetch + retryRoom + refreshJitter * min(max(randomUnit, 0), 1)
     }
 
@@ -88,9 +126,26 @@ public struct RefreshPolicy: Sendable, Hashable {
         lifetime >= minimumLifetime && remaining > minimumRemaining(forLifetime: lifetime)
     }
 
-    /// The refresh window for a token of `lifetime` seconds.
+    /// The refresh window for a token of `lifetime` seconds: never narrower than the life
+    /// an outage of ``outageTolerance`` needs.
     public func refreshWindow(forLifetime lifetime: TimeInterval) -> TimeInterval {
-        max(minimumRemaining(forLifetime: lifetime), min(refreshWindow, lifetime / 2))
+        max(outageReserve(forLifetime: lifetime), min(refreshWindow, lifetime / 2))
+    }
+
+    /// The least life a token of `lifetime` seconds may be served with: ``outageFloor``
+    /// during an outage (when served degraded), else the minimum remaining lifetime.
+    package func lastUsableLife(forLifetime lifetime: TimeInterval) -> TimeInterval {
+        let minimum = minimumRemaining(forLifetime: lifetime)
+        return servesDuringOutages ? min(outageFloor, minimum) : minimum
+    }
+
+    /// The life a token must have left when its refresh starts so that an outage of
+    /// ``outageTolerance`` (at most a quarter of the lifetime) ends before it passes
+    /// ``lastUsableLife(forLifetime:)``; never less than the minimum remaining lifetime.
+    package func outageReserve(forLifetime lifetime: TimeInterval) -> TimeInterval {
+        max(
+            minimumRemaining(forLifetime: lifetime),
+            lastUsableLife(forLifetime: lifetime) + min(outageTolerance, lifetime / 4))
     }
 
     /// Classifies `token` at `now` (device clock) by the full ``refreshWindow``; an
@@ -106,15 +161,15 @@ public struct RefreshPolicy: Sendable, Hashable {
     public func validate() throws(FleetAuthError) {
         let values = [
             minimumRemainingLifetime, refreshWindow, maximumLifetime, minimumLifetime, expiryTolerance,
-            latencyMultiplier, refreshJitter,
+            latencyMultiplier, refreshJitter, outageTolerance, outageFloor,
         ]
         guard values.allSatisfy({ $0.isFinite && $0 >= 0 }), refreshWindow >= minimumRemainingLifetime,
-            maximumLifetime >= minimumLifetime
+            maximumLifetime >= minimumLifetime, outageFloor <= minimumRemainingLifetime
         else {
             throw FleetAuthError(
                 code: .invalidConfiguration,
                 message:
-                    "The refresh policy needs finite, non-negative values with refreshWindow ≥ minimumRemainingLifetime and maximumLifetime ≥ minimumLifetime."
+                    "The refresh policy needs finite, non-negative values with refreshWindow ≥ minimumRemainingLifetime, maximumLifetime ≥ minimumLifetime and outageFloor ≤ minimumRemainingLifetime."
             )
         }
     }

@@ -10,12 +10,13 @@ package import Foundation
 /// refresh window; a full cache evicts the first entry the clock hand finds unreferenced,
 /// clearing the bits it passes.
 package struct TokenCache {
-    /// A cached token with the moments it turns stale and expiring.
+    /// A cached token with the moments it turns stale, expiring and unusable.
     ///
     /// Until ``watchFrom`` (the start of the policy's full refresh window) a lookup writes
     /// nothing. From then on each lookup is recorded, the gap between lookups is learned,
     /// and ``staleAt`` moves to the latest moment that still leaves that gap plus the
-    /// fetch allowance before the token turns expiring.
+    /// fetch allowance before the token has only its outage reserve left
+    /// (``RefreshPolicy/outageReserve(forLifetime:)``).
     package struct Entry: Sendable {
         package let token: AuthToken
         /// Where the full refresh window starts (uptime); never stale before it.
@@ -24,6 +25,11 @@ package struct TokenCache {
         package private(set) var staleAt: TimeInterval
         /// When the token has too little life left to hand out (uptime).
         package let expiringAt: TimeInterval
+        /// When the token has too little life left to hand out even during an outage
+        /// (uptime): at ``RefreshPolicy/outageFloor``, or ``expiringAt`` when strict.
+        package let floorAt: TimeInterval
+        /// When the refresh must have started to ride out the policy's outage tolerance.
+        private let reserveAt: TimeInterval
         /// The gap between lookups seen near the end of the token's life (the largest
         /// recent one, decaying slowly).
         package private(set) var lookupInterval: TimeInterval
@@ -43,6 +49,8 @@ package struct TokenCache {
             let expiresAt = token.expiresAtUptime ?? token.expiresAt.timeIntervalSince1970
             watchFrom = expiresAt - policy.refreshWindow(forLifetime: token.lifetime)
             expiringAt = expiresAt - policy.minimumRemaining(forLifetime: token.lifetime)
+            floorAt = expiresAt - policy.lastUsableLife(forLifetime: token.lifetime)
+            reserveAt = expiresAt - policy.outageReserve(forLifetime: token.lifetime)
             self.allowance = allowance
             self.lookupInterval = lookupInterval
             staleAt = watchFrom
@@ -67,7 +75,7 @@ package struct TokenCache {
         private func adaptiveStaleAt() -> TimeInterval {
             let margin = lookupInterval + allowance
             guard margin.isFinite else { return watchFrom }
-            return max(watchFrom, expiringAt - margin)
+            return max(watchFrom, reserveAt - margin)
         }
     }
 
@@ -93,17 +101,18 @@ package struct TokenCache {
     /// How many scopes have an entry.
     package var count: Int { positions.count }
 
-    /// The token for `scope` and its state at `now`, marking the entry as used so eviction
-    /// passes it over once, and recording the lookup when it falls in the entry's refresh
-    /// window. Nothing else is copied or written.
+    /// The token for `scope`, its state at `now` and whether it is above its outage floor,
+    /// marking the entry as used so eviction passes it over once, and recording the lookup
+    /// when it falls in the entry's refresh window. Nothing else is copied or written.
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
-        -> (token: AuthToken, freshness: RefreshPolicy.Freshness)?
+        -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
         guard let position = positions[scope] else { return nil }
         return slots.withUnsafeMutableBufferPointer { slots in
             if !slots[position]!.referenced { slots[position]!.referenced = true }
             if now >= slots[position]!.entry.watchFrom { slots[position]!.entry.recordLookup(at: now) }
-            return (slots[position]!.entry.token, slots[position]!.entry.freshness(at: now))
+            let entry = slots[position]!.entry
+            return (entry.token, entry.freshness(at: now), now < entry.floorAt)
         }
     }
 

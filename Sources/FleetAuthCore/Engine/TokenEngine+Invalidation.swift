@@ -40,7 +40,7 @@ extension TokenEngine {
                 cachedCount.withLock { $0 -= dropped }
                 state.cache.removeAll()
                 state.flights.removeAll()
-                state.cooldowns.removeAll()
+                state.outages.removeAll()
                 state.rejected.removeAll()
                 return flights
             }
@@ -68,12 +68,13 @@ extension TokenEngine {
 
     /// Counts of what the engine has done so far, and what it holds now.
     public var statistics: Statistics {
-        var total = Statistics(fetches: 0, hits: 0, waits: 0, cachedScopes: 0, activeFetches: 0)
+        var total = Statistics(fetches: 0, hits: 0, waits: 0, degradedServes: 0, cachedScopes: 0, activeFetches: 0)
         for shard in shards {
             shard.withLock { state in
                 total.fetches += state.fetches
                 total.hits += state.hits
                 total.waits += state.waits
+                total.degradedServes += state.degraded
                 total.cachedScopes += state.cache.count
                 total.activeFetches += state.flights.count
             }

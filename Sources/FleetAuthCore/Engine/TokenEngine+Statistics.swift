@@ -8,14 +8,18 @@ extension TokenEngine {
         public var hits: Int
         /// Callers that had to wait for a fetch (a cold, expired or invalidated scope).
         public var waits: Int
+        /// Lookups answered degraded: with a token below the minimum remaining lifetime
+        /// (above the outage floor) while the backend failed for a transient reason. Also
+        /// counted in ``hits``.
+        public var degradedServes: Int
         /// Scopes with a cached token now.
         public var cachedScopes: Int
         /// Fetches in flight now, background refreshes included.
         public var activeFetches: Int
 
-        /// `fetches 3, hits 120, waits 2, cached 2, in flight 0`.
+        /// `fetches 3, hits 120, waits 2, degraded 0, cached 2, in flight 0`.
         public var description: String {
-            "fetches \(fetches), hits \(hits), waits \(waits), cached \(cachedScopes), in flight \(activeFetches)"
+            "fetches \(fetches), hits \(hits), waits \(waits), degraded \(degradedServes), cached \(cachedScopes), in flight \(activeFetches)"
         }
     }
 }

@@ -90,40 +90,51 @@ public final class TokenEngine: Sendable {
         }
     #endif
 
-    /// The cached token for `scope` if it can be handed out now (fresh, or stale with a
-    /// background refresh started); `nil` when a caller would have to wait for a fetch.
+    /// The cached token for `scope` if it can be handed out now (fresh; stale with a
+    /// background refresh started; or degraded, above its outage floor while the backend
+    /// fails for a transient reason); `nil` when a caller would have to wait for a fetch.
     /// Never suspends: for callers that must not.
     public func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
         let now = clock.uptime()
-        enum FastPath {
-            case fresh(AuthToken)
-            case stale(AuthToken, refresh: UInt64?)
-            case miss
-        }
         // One hash lookup under the shard's lock; invalid scopes simply miss.
-        let fast: FastPath = shard(for: scope).withLock { state in
-            // Marking an expiring entry as used is harmless: it is replaced by the fetch.
-            guard let (token, freshness) = state.cache.use(scope, at: now), freshness != .expiring else {
-                return .miss
-            }
-            state.hits &+= 1
-            if freshness == .fresh { return .fresh(token) }
-            return .stale(token, refresh: state.startFlightIfIdle(scope, now: now))
-        }
-        switch fast {
-        case .fresh(let token):
+        let lookup = shard(for: scope).withLock { $0.lookUp(scope, at: now) }
+        if case .fresh(let token) = lookup {
             if let observer { observer(.servedFresh(scope, fingerprint: token.fingerprint)) }
             return token
+        }
+        return deliver(lookup, for: scope, at: now)
+    }
+
+    /// Emits the events of a lookup, starts the refresh it claimed, and returns its token.
+    private func deliver(_ lookup: TokenEngineState.Lookup, for scope: AuthorizationScope, at now: TimeInterval)
+        -> AuthToken?
+    {
+        switch lookup {
+        case .fresh(let token):
+            emit(.servedFresh(scope, fingerprint: token.fingerprint))
+            return token
         case .stale(let token, let refresh):
-            if let refresh {
-                emit(.refreshScheduled(scope))
-                launch(flight: refresh, for: scope)
-            }
+            startRefresh(refresh, for: scope)
             emit(.servedStale(scope, fingerprint: token.fingerprint))
+            return token
+        case .degraded(let token, let reason, let refresh):
+            startRefresh(refresh, for: scope)
+            emit(.servedDegraded(scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: reason))
             return token
         case .miss:
             return nil
         }
+    }
+
+    private func startRefresh(_ flightID: UInt64?, for scope: AuthorizationScope) {
+        guard let flightID else { return }
+        emit(.refreshScheduled(scope))
+        launch(flight: flightID, for: scope)
+    }
+
+    /// Seconds of life `token` has left at uptime `now`.
+    private func remaining(_ token: AuthToken, at now: TimeInterval) -> TimeInterval {
+        (token.expiresAtUptime ?? token.expiresAt.timeIntervalSince1970) - now
     }
 
     /// Registers the caller as a waiter of the scope's fetch, starting one if none runs.
@@ -135,37 +146,48 @@ public final class TokenEngine: Sendable {
                 enum Registration {
                     case joined
                     case started(UInt64)
-                    case done(Result<AuthToken, any Error>)
+                    case served(TokenEngineState.Lookup)
+                    case replayed(FleetAuthError)
+                    case cancelled
                 }
                 let now = clock.uptime()
                 let registration: Registration = shard.withLock { state in
-                    if Task.isCancelled { return .done(.failure(CancellationError())) }
+                    if Task.isCancelled { return .cancelled }
                     // Re-check under the lock: a fetch may have finished since the fast path.
-                    if let (token, freshness) = state.cache.use(scope, at: now), freshness != .expiring {
-                        state.hits &+= 1
-                        return .done(.success(token))
-                    }
-                    if let cooldown = state.cooldowns[scope], cooldown.until > now, state.flights[scope] == nil {
-                        return .done(.failure(cooldown.error))
+                    let lookup = state.lookUp(scope, at: now)
+                    if case .miss = lookup {} else { return .served(lookup) }
+                    if let outage = state.outages[scope] {
+                        if let flight = state.flights[scope], flight.retriesInBackground {
+                            // The backend is down and a flight keeps retrying: fail fast.
+                            state.flights[scope]?.demanded = true
+                            return .replayed(outage.failure(at: now))
+                        }
+                        if state.flights[scope] == nil, outage.replayUntil > now {
+                            return .replayed(outage.failure(at: now))
+                        }
                     }
                     state.waits += 1
                     if state.flights[scope] != nil {
                         state.flights[scope]?.waiters[waiterID] = continuation
+                        if state.flights[scope]?.waitedSince == nil { state.flights[scope]?.waitedSince = now }
                         return .joined
                     }
                     let flightID = state.nextID()
-                    state.flights[scope] = TokenEngineState.Flight(id: flightID, waiters: [waiterID: continuation])
+                    state.flights[scope] = TokenEngineState.Flight(
+                        id: flightID, startedAt: now, waitedSince: now, waiters: [waiterID: continuation])
                     state.fetches += 1
                     return .started(flightID)
                 }
                 switch registration {
                 case .joined: break
                 case .started(let flightID): launch(flight: flightID, for: scope)
-                case .done(let result):
-                    if case .failure(let error as FleetAuthError) = result {
-                        emit(.failureReplayed(scope, error: error))
-                    }
-                    continuation.resume(with: result)
+                case .served(let lookup):
+                    if let token = deliver(lookup, for: scope, at: now) { continuation.resume(returning: token) }
+                case .replayed(let error):
+                    emit(.failureReplayed(scope, error: error))
+                    continuation.resume(throwing: error)
+                case .cancelled:
+                    continuation.resume(throwing: CancellationError())
                 }
             }
         } onCancel: {
@@ -190,7 +212,26 @@ public final class TokenEngine: Sendable {
     /// still belongs to this flight (`invalidateAll()` may have taken it).
     private func run(flight flightID: UInt64, for scope: AuthorizationScope) async {
         let started = clock.uptime()
-        var result = await fetcher.fetch(scope)
+        // Waiters' budget runs from when the fetch really starts.
+        shard(for: scope).withLock { state in
+            guard state.flights[scope]?.id == flightID, let since = state.flights[scope]?.waitedSince else { return }
+            state.flights[scope]?.waitedSince = max(since, started)
+        }
+        let waitersDeadline = configuration.retry.deadline
+        var result = await fetcher.fetch(
+            scope,
+            deadline: {
+                // Waiters within their budget bound the attempt; a background retry is not.
+                shard(for: scope).withLock { state in
+                    guard let flight = state.flights[scope], flight.id == flightID, !flight.waiters.isEmpty,
+                        !flight.retriesInBackground, let waitedSince = flight.waitedSince
+                    else { return .infinity }
+                    return waitedSince + waitersDeadline
+                }
+            },
+            shouldRetry: { error, attempt, retryAt in
+                attemptFailed(flight: flightID, for: scope, error: error, attempt: attempt, retryAt: retryAt)
+            })
         let now = clock.uptime()
         let refresh = configuration.refresh
         let allowance = tracker.withLock { tracker -> TimeInterval in
@@ -228,18 +269,73 @@ public final class TokenEngine: Sendable {
                     evicted = victim
                     cachedCount.withLock { $0 -= 1 }
                 }
-                state.cooldowns[scope] = nil
+                state.outages[scope] = nil
             case .failure(let error):
-                if configuration.retry.failureCooldown > 0 {
-                    state.cooldowns[scope] = TokenEngineState.Cooldown(
-                        error: error, until: now + configuration.retry.failureCooldown)
-                }
+                var outage = state.outages[scope] ?? TokenEngineState.Outage(since: now, error: error)
+                outage.error = error
+                outage.replayUntil = now + configuration.retry.failureCooldown
+                state.outages[scope] = outage
+                result = .failure(outage.failure(at: now))
             }
             return Array(flight.waiters.values)
         }
         if let evicted { emit(.evicted(evicted)) }
         for waiter in waiters ?? [] { waiter.resume(with: result.mapError { $0 as any Error }) }
         for waiter in tracker.withLock({ $0.finish() }) { waiter.resume() }
+    }
+
+    /// Records a failed attempt of flight `flightID` and decides whether another follows at
+    /// uptime `retryAt`. Its waiters get the cached token degraded when the failure is
+    /// transient and the token is above its outage floor, or the error once they have had
+    /// the retry policy's attempts and deadline. The flight keeps retrying a transient
+    /// failure while the cached token stays usable until `retryAt`, while waiters are
+    /// within their budget, or while callers keep asking for the scope.
+    private func attemptFailed(
+        flight flightID: UInt64, for scope: AuthorizationScope, error: FleetAuthError, attempt: Int,
+        retryAt: TimeInterval
+    ) -> Bool {
+        let now = clock.uptime()
+        let retry = configuration.retry
+        let (retries, served, failed): (Bool, (AuthToken, [TokenEngineState.Waiter])?, [TokenEngineState.Waiter]) =
+            shard(for: scope).withLock { state in
+                guard var flight = state.flights[scope], flight.id == flightID else { return (false, nil, []) }
+                var outage = state.outages[scope] ?? TokenEngineState.Outage(since: now, error: error)
+                outage.error = error
+                state.outages[scope] = outage
+                let entry = state.cache.peek(scope)
+                let budgetSpent = !error.isTransient || attempt >= retry.maximumAttempts
+                    || retryAt >= (flight.waitedSince ?? flight.startedAt) + retry.deadline
+                if budgetSpent { flight.retriesInBackground = true }
+                var served: (AuthToken, [TokenEngineState.Waiter])?
+                var failed: [TokenEngineState.Waiter] = []
+                if !flight.waiters.isEmpty {
+                    if error.isTransient, let entry, now < entry.floorAt {
+                        served = (entry.token, Array(flight.waiters.values))
+                        state.hits &+= flight.waiters.count
+                        state.degraded &+= flight.waiters.count
+                        flight.waiters = [:]
+                    } else if budgetSpent {
+                        failed = Array(flight.waiters.values)
+                        flight.waiters = [:]
+                    }
+                }
+                let usable = entry.map { retryAt < $0.floorAt } ?? false
+                let retries = error.isTransient && (!flight.waiters.isEmpty || usable || flight.demanded)
+                flight.demanded = false
+                state.flights[scope] = flight
+                return (retries, served, failed)
+            }
+        if let (token, waiters) = served {
+            for waiter in waiters {
+                emit(.servedDegraded(scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: error))
+                waiter.resume(returning: token)
+            }
+        }
+        if !failed.isEmpty {
+            let failure = shard(for: scope).withLock { $0.outages[scope]?.failure(at: now) } ?? error
+            for waiter in failed { waiter.resume(throwing: failure) }
+        }
+        return retries
     }
 
     func emit(_ event: @autoclosure () -> TokenEvent) {

@@ -2,28 +2,64 @@ import Foundation
 
 /// What one shard of ``TokenEngine`` keeps behind its lock, for the scopes that hash to
 /// it: the token cache, the fetch in flight per scope with the callers waiting for it, the
-/// cooldown after a failure, the values the fleet service rejected, and the counters
-/// behind ``TokenEngine/Statistics``.
+/// failures since the last success, the values the fleet service rejected, and the
+/// counters behind ``TokenEngine/Statistics``.
 struct TokenEngineState {
     typealias Waiter = CheckedContinuation<AuthToken, any Error>
 
     /// One fetch in flight for a scope, owned by the task that runs it.
     struct Flight {
         let id: UInt64
+        /// When it started (uptime).
+        let startedAt: TimeInterval
+        /// When its first waiter came (uptime): waiters wait at most the retry deadline
+        /// from here.
+        var waitedSince: TimeInterval?
         var task: Task<Void, Never>?
         var waiters: [UInt64: Waiter] = [:]
+        /// Set once its waiters have had the retry policy's attempts and deadline: it now
+        /// retries in the background, and callers without a usable token fail fast.
+        var retriesInBackground = false
+        /// Set when a caller failed fast since the last attempt: someone still needs a token.
+        var demanded = false
     }
 
-    /// A failed fetch's error, replayed to callers until `until`.
-    struct Cooldown {
-        let error: FleetAuthError
-        /// On the monotonic clock.
-        let until: TimeInterval
+    /// The failures of a scope's fetches since its last success.
+    struct Outage {
+        /// When the first failed attempt ended (uptime).
+        let since: TimeInterval
+        /// The last attempt's error.
+        var error: FleetAuthError
+        /// Callers without a usable token get ``error`` without a request until then
+        /// (uptime): the cooldown after a fetch that gave up.
+        var replayUntil: TimeInterval = 0
+
+        /// ``error``, saying how long the backend has been failing once that is a second
+        /// or more.
+        func failure(at now: TimeInterval) -> FleetAuthError {
+            let duration = now - since
+            guard duration >= 1 else { return error }
+            let minutes = Int(duration) / 60
+            let seconds = Int(duration) % 60
+            let spoken = minutes == 0 ? "\(seconds) s" : "\(minutes) min \(seconds) s"
+            return error.appending("The token backend has been failing for \(spoken): no token since the first failed attempt.")
+        }
+    }
+
+    /// What a lookup found in the cache.
+    enum Lookup {
+        case fresh(AuthToken)
+        /// Stale, with the ID of the background refresh it started, if any.
+        case stale(AuthToken, refresh: UInt64?)
+        /// Below the minimum remaining lifetime but above the outage floor while the
+        /// backend fails for a transient reason (the error).
+        case degraded(AuthToken, FleetAuthError, refresh: UInt64?)
+        case miss
     }
 
     var cache: TokenCache
     var flights: [AuthorizationScope: Flight] = [:]
-    var cooldowns: [AuthorizationScope: Cooldown] = [:]
+    var outages: [AuthorizationScope: Outage] = [:]
     /// A value the fleet service rejected, with what it said.
     struct Rejected {
         let value: String
@@ -37,6 +73,7 @@ struct TokenEngineState {
     var fetches = 0
     var hits = 0
     var waits = 0
+    var degraded = 0
 
     init(cache: TokenCache) {
         self.cache = cache
@@ -47,14 +84,34 @@ struct TokenEngineState {
         return counter
     }
 
+    /// Looks `scope` up at uptime `now`: a fresh or stale token is served, and so is one
+    /// above its outage floor while the scope's last attempt failed for a transient
+    /// reason; stale and degraded lookups start a background refresh if none runs.
+    mutating func lookUp(_ scope: AuthorizationScope, at now: TimeInterval) -> Lookup {
+        guard let (token, freshness, aboveFloor) = cache.use(scope, at: now) else { return .miss }
+        switch freshness {
+        case .fresh:
+            hits &+= 1
+            return .fresh(token)
+        case .stale:
+            hits &+= 1
+            return .stale(token, refresh: startFlightIfIdle(scope, now: now))
+        case .expiring:
+            guard aboveFloor, let outage = outages[scope], outage.error.isTransient else { return .miss }
+            hits &+= 1
+            degraded &+= 1
+            return .degraded(token, outage.error, refresh: startFlightIfIdle(scope, now: now))
+        }
+    }
+
     /// Claims the scope's flight slot for a fetch with no waiter yet (a background
     /// refresh), unless a fetch already runs or the scope is cooling down after a failure.
     /// - Returns: the new flight's ID.
     mutating func startFlightIfIdle(_ scope: AuthorizationScope, now: TimeInterval) -> UInt64? {
         guard flights[scope] == nil else { return nil }
-        if let cooldown = cooldowns[scope], cooldown.until > now { return nil }
+        if let outage = outages[scope], outage.replayUntil > now { return nil }
         let flightID = nextID()
-        flights[scope] = Flight(id: flightID)
+        flights[scope] = Flight(id: flightID, startedAt: now)
         fetches += 1
         return flightID
     }

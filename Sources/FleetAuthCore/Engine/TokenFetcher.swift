@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Fetches one token from the backend: builds the request, sends it raced against a
 /// timeout on the injected clock, validates the answer, and retries transient failures
@@ -32,15 +32,32 @@ package struct TokenFetcher: Sendable {
         self.randomUnit = randomUnit
     }
 
-    /// A validated token for `scope`, or the error of the last attempt.
+    /// A validated token for `scope`, or the error of the last attempt: transient failures
+    /// are retried within the retry policy's attempts and deadline.
     package func fetch(_ scope: AuthorizationScope) async -> Result<AuthToken, FleetAuthError> {
+        let deadline = clock.uptime() + retry.deadline
+        let attempts = retry.maximumAttempts
+        return await fetch(scope, deadline: { deadline }) { _, attempt, retryAt in
+            attempt < attempts && retryAt < deadline
+        }
+    }
+
+    /// A validated token for `scope`, or the error of the last attempt. After each
+    /// transient failure `shouldRetry(error, attempt, retryAt)` decides whether another
+    /// attempt follows at uptime `retryAt` (after the backoff, or the backend's
+    /// `Retry-After` if longer); permanent failures are returned at once.
+    /// - Parameter deadline: asked as each attempt starts: its timeout does not run past
+    ///   this uptime (infinite: only the endpoint's timeout bounds the attempt).
+    package func fetch(
+        _ scope: AuthorizationScope, deadline: () -> TimeInterval,
+        shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
+    ) async -> Result<AuthToken, FleetAuthError> {
         let start = clock.uptime()
-        let deadline = start + retry.deadline
         var attempt = 1
         while true {
             let attemptStart = clock.uptime()
             emit(.fetchStarted(scope, attempt: attempt))
-            let result = await attemptOnce(scope, deadline: deadline)
+            let result = await attemptOnce(scope, deadline: deadline())
             let finished = clock.uptime()
             switch result {
             case .success(let token):
@@ -50,10 +67,12 @@ package struct TokenFetcher: Sendable {
                         expiresIn: (token.expiresAtUptime ?? finished) - finished))
                 return .success(token)
             case .failure(let error):
-                let wait = retryDelay(after: error, attempt: attempt, finished: finished, deadline: deadline)
-                emit(
-                    .fetchFailed(scope, error: error, duration: finished - attemptStart, retryIn: wait)
-                )
+                var wait: TimeInterval?
+                if error.isTransient, !Task.isCancelled {
+                    let delay = max(retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
+                    if shouldRetry(error, attempt, finished + delay) { wait = delay }
+                }
+                emit(.fetchFailed(scope, error: error, duration: finished - attemptStart, retryIn: wait))
                 guard let wait else { return .failure(error) }
                 do {
                     try await clock.sleep(for: wait)
@@ -63,17 +82,6 @@ package struct TokenFetcher: Sendable {
                 attempt += 1
             }
         }
-    }
-
-    /// The wait before the next attempt, or `nil` when there is none: the failure is
-    /// permanent, the attempts are used up, the task was cancelled, or the wait would end
-    /// past the deadline.
-    private func retryDelay(after error: FleetAuthError, attempt: Int, finished: TimeInterval, deadline: TimeInterval)
-        -> TimeInterval?
-    {
-        guard error.isTransient, attempt < retry.maximumAttempts, !Task.isCancelled else { return nil }
-        let delay = max(retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
-        return finished + delay < deadline ? delay : nil
     }
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline.

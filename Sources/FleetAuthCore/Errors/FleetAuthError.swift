@@ -117,6 +117,13 @@ public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringC
             status: status, retryAfter: retryAfter, underlyingError: underlyingError)
     }
 
+    /// A copy whose message ends with `sentence`.
+    package func appending(_ sentence: String) -> FleetAuthError {
+        FleetAuthError(
+            code: code, message: "\(message) \(sentence)", scope: scope, url: url, status: status,
+            retryAfter: retryAfter, underlyingError: underlyingError)
+    }
+
     /// `FleetAuthError.scopeMismatch (vehicle v-42, HTTP 200): message`.
     public var description: String {
         var details: [String] = []

@@ -20,6 +20,10 @@ public enum TokenEvent: Sendable, CustomStringConvertible {
     case failureReplayed(AuthorizationScope, error: FleetAuthError)
     /// A stale cached token was returned while a refresh runs.
     case servedStale(AuthorizationScope, fingerprint: String)
+    /// A cached token was returned *degraded*, with `remaining` seconds of life: below the
+    /// contract's minimum remaining lifetime, above the outage floor, because the backend
+    /// fails for a transient reason (`reason`, the last attempt's error).
+    case servedDegraded(AuthorizationScope, fingerprint: String, remaining: TimeInterval, reason: FleetAuthError)
     /// A background refresh started for a stale token.
     case refreshScheduled(AuthorizationScope)
     /// `invalidate` ran; `dropped` says whether the token was still the cached one.
@@ -42,6 +46,9 @@ public enum TokenEvent: Sendable, CustomStringConvertible {
         case .failureReplayed(let scope, let error): return "failureReplayed \(scope) \(error.code) (cooling down)"
         case .servedFresh(let scope, let fingerprint): return "servedFresh \(scope) \(fingerprint)"
         case .servedStale(let scope, let fingerprint): return "servedStale \(scope) \(fingerprint)"
+        case .servedDegraded(let scope, let fingerprint, let remaining, let reason):
+            let status = reason.status.map { " HTTP \($0)" } ?? ""
+            return "servedDegraded \(scope) \(fingerprint) with \(Int(remaining)) s left: the backend fails (\(reason.code)\(status))"
         case .refreshScheduled(let scope): return "refreshScheduled \(scope)"
         case .invalidated(let scope, let fingerprint, let dropped):
             return "invalidated \(scope) \(fingerprint) \(dropped ? "dropped" : "not cached")"

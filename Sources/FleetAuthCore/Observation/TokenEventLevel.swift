@@ -2,14 +2,14 @@
 ///
 /// Events that happen on every lookup (a token served from the cache, a failure replayed
 /// during a cooldown) are ``debug``; fetches that delivered a token and invalidations are
-/// ``info``; a failed attempt that will be retried is a ``warning``; a fetch that gave up is an
-/// ``error``.
+/// ``info``; a failed attempt that will be retried and a token served degraded during an
+/// outage are ``warning``s; a fetch that gave up is an ``error``.
 public enum TokenEventLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     /// Per-lookup detail: served fresh or stale, failures replayed, fetches and refreshes starting.
     case debug
     /// What changed: a token fetched, invalidated or evicted.
     case info
-    /// A fetch attempt failed and another follows.
+    /// A fetch attempt failed and another follows, or a token was served degraded.
     case warning
     /// A fetch failed for good; its callers got the error.
     case error
@@ -35,6 +35,7 @@ extension TokenEvent {
         case .servedFresh, .servedStale, .failureReplayed, .fetchStarted, .refreshScheduled: return .debug
         case .fetchSucceeded, .invalidated, .invalidatedAll, .evicted: return .info
         case .fetchFailed(_, _, _, let retryIn): return retryIn == nil ? .error : .warning
+        case .servedDegraded: return .warning
         }
     }
 }

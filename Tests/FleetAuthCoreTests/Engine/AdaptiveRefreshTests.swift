@@ -83,8 +83,8 @@ struct AdaptiveRefreshTests {
     }
 
     @Test func theAllowanceCountsLatencyRetryAndJitter() {
-        let policy = RefreshPolicy(latencyMultiplier: 3, refreshJitter: 2)
-        let retry = RetryPolicy(initialBackoff: 0.5, jitter: 0.2)
+        let policy = RefreshPolicy(latencyMultiplier: 3, refreshJitter: 2, outageTolerance: 0)
+        let retry = RetryPolicy(initialBackoff: 0.5, maximumBackoff: 8, jitter: 0.2)
         let calm: TimeInterval = policy.adaptiveAllowance(slowestFetch: 1, retry: retry, randomUnit: 0)
         let jittered: TimeInterval = policy.adaptiveAllowance(slowestFetch: 1, retry: retry, randomUnit: 1)
         let oneAttempt: TimeInterval = policy.adaptiveAllowance(slowestFetch: 1, retry: .none, randomUnit: 0)
@@ -94,5 +94,9 @@ struct AdaptiveRefreshTests {
         #expect(abs(jittered - 6.6) < 1e-9)
         #expect(oneAttempt == 3)
         #expect(fixed == .infinity)
+        // Riding out an outage leaves room for two of the longest waits between retries.
+        let riding: TimeInterval = RefreshPolicy(latencyMultiplier: 3, refreshJitter: 2).adaptiveAllowance(
+            slowestFetch: 1, retry: retry, randomUnit: 0)
+        #expect(abs(riding - 24.2) < 1e-9)  // 3 × 1 s, 2 × (8 s × 1.2 + 1 s)
     }
 }

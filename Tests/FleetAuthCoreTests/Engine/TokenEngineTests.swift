@@ -172,7 +172,7 @@ struct TokenEngineStatisticsTests {
         #expect(statistics.hits == 5)
         #expect(statistics.cachedScopes == 1)
         #expect(statistics.activeFetches == 0)
-        #expect(statistics.description == "fetches 1, hits 5, waits 10, cached 1, in flight 0")
+        #expect(statistics.description == "fetches 1, hits 5, waits 10, degraded 0, cached 1, in flight 0")
     }
 
     @Test func waitUntilIdleReturnsWhenTheLastFetchEnds() async throws {
