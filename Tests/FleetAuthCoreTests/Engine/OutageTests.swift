@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 import Testing
 
@@ -86,14 +87,14 @@ struct OutageTests {
         // Stale at 320 s left; 100 s later the refresh still fails: the degraded zone.
         h.clock.advance(by: 3280)
         _ = h.engine.cachedUsableToken(for: v42)  // stale: starts the refresh
-        await OutageSimulation.advance(h.clock, to: h.clock.uptime() + 100, settling: h.transport)
+        await h.clock.advanceSettled(to: h.clock.uptime() + 100, watching: h.transport)
         let degraded = try #require(h.engine.cachedUsableToken(for: v42))
         #expect(degraded == first)
         #expect(h.engine.statistics.degradedServes >= 1)
         // The fleet service refuses it: it is gone, outage or not.
         h.engine.invalidate(first.value, for: v42)
         for _ in 0..<10 {
-            await OutageSimulation.advance(h.clock, to: h.clock.uptime() + 5, settling: h.transport)
+            await h.clock.advanceSettled(to: h.clock.uptime() + 5, watching: h.transport)
             let result = await h.clock.runToCompletion(horizon: 10) { try await h.engine.token(for: v42) }
             #expect((try? result.get()) != first)
         }
@@ -119,7 +120,7 @@ struct OutageTests {
         h.transport.setFaultInjector { _, _ in .status(status) }
         h.clock.advance(by: 3250)
         _ = h.engine.cachedUsableToken(for: v42)  // stale: the refresh fails for good
-        await OutageSimulation.advance(h.clock, to: h.clock.uptime() + 100, settling: h.transport)
+        await h.clock.advanceSettled(to: h.clock.uptime() + 100, watching: h.transport)
         // 250 s left: under the contract's 300, and the backend's answer was not transient.
         #expect(h.engine.cachedUsableToken(for: v42) == nil)
         let result = await h.clock.runToCompletion(horizon: 10) { try await h.engine.token(for: v42) }

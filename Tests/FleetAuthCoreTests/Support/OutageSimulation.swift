@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 
 /// Vehicles looking up their tokens every `interval` seconds on a manual clock while the
@@ -59,7 +60,7 @@ struct OutageSimulation {
         var time: TimeInterval = 0
         while time < end {
             if time >= watchFrom || outage.contains(time) || time == 0 {
-                await Self.advance(clock, to: origin + time, settling: transport)
+                await clock.advanceSettled(to: origin + time, watching: transport)
                 for scope in scopes {
                     let cachedLife = engine.cachedToken(for: scope).map { $0.remainingLifetime(at: clock.now()) }
                     let result: Result<AuthToken, any Error>
@@ -84,32 +85,6 @@ struct OutageSimulation {
         outcome.statistics = engine.statistics
         engine.invalidateAll()
         return outcome
-    }
-
-    /// Moves `clock` to `target` one sleeper deadline at a time (deadlines within 0.1 s of
-    /// each other together), letting the tasks each step wakes run until the clock's
-    /// sleepers and the transport's requests settle.
-    static func advance(_ clock: ManualWallClock, to target: TimeInterval, settling transport: InMemoryTransport)
-        async
-    {
-        await settle(clock, transport)
-        while let next = clock.nextDeadline, next.timeIntervalSince1970 <= target {
-            clock.advance(by: min(next.timeIntervalSince1970 + 0.1, target) - clock.uptime())
-            await settle(clock, transport)
-        }
-        if target > clock.uptime() { clock.advance(by: target - clock.uptime()) }
-        await settle(clock, transport)
-    }
-
-    /// Yields until what the clock and transport show stops changing for a while.
-    private static func settle(_ clock: ManualWallClock, _ transport: InMemoryTransport) async {
-        var last = (clock.sleeperCount, clock.nextDeadline, transport.requestCount)
-        var quiet = 0
-        for _ in 0..<5_000 where quiet < 8 {
-            await Task.yield()
-            let now = (clock.sleeperCount, clock.nextDeadline, transport.requestCount)
-            if now == last { quiet += 1 } else { (last, quiet) = (now, 0) }
-        }
     }
 }
 
