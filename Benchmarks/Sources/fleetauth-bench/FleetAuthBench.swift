@@ -31,6 +31,8 @@ struct FleetAuthBench {
         let scale = try await Benchmarks.scale(contexts: quick ? 10_000 : 100_000)
         progress("JWT decoding")
         let decoding = try await Benchmarks.decoding()
+        progress("refresh policies through token-backend outages")
+        let outages = try await OutageBench.run(quick: quick)
 
         func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         let rows: [(String, String, String, String)] = [
@@ -99,8 +101,24 @@ struct FleetAuthBench {
                     + row.1.padding(toLength: 11, withPad: " ", startingAt: 0) + "  "
                     + [row.2, row.3].filter { !$0.isEmpty }.joined(separator: "; "))
         }
+        print("Refresh policies: one vehicle every 5 s, 1-hour tokens; failed lookups at the worst outage start")
+        let policyWidth = outages.map(\.name.count).max()!
+        for row in outages {
+            print(
+                "  " + row.name.padding(toLength: policyWidth, withPad: " ", startingAt: 0)
+                    + "  \(row.requestsPerVehicleDay) requests/vehicle-day"
+                    + "  5-min outage: \(row.failedIn5MinuteOutage) failed  10-min outage: \(row.failedIn10MinuteOutage) failed"
+            )
+        }
         if json {
             let object: [String: Any] = [
+                "outage_policies": outages.map {
+                    [
+                        "policy": $0.name, "requests_per_vehicle_day": $0.requestsPerVehicleDay,
+                        "failed_5_min_outage": $0.failedIn5MinuteOutage,
+                        "failed_10_min_outage": $0.failedIn10MinuteOutage,
+                    ] as [String: Any]
+                },
                 "lookup_ratio_vs_bare_lock": lookup.ratio,
                 "lookup_ns": lookup.apiNanoseconds,
                 "bare_lock_ns": lookup.bareLockNanoseconds,

@@ -119,7 +119,9 @@ public final class TokenEngine: Sendable {
             return token
         case .degraded(let token, let reason, let refresh):
             startRefresh(refresh, for: scope)
-            emit(.servedDegraded(scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: reason))
+            emit(
+                .servedDegraded(
+                    scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: reason))
             return token
         case .miss:
             return nil
@@ -303,7 +305,8 @@ public final class TokenEngine: Sendable {
                 outage.error = error
                 state.outages[scope] = outage
                 let entry = state.cache.peek(scope)
-                let budgetSpent = !error.isTransient || attempt >= retry.maximumAttempts
+                let budgetSpent =
+                    !error.isTransient || attempt >= retry.maximumAttempts
                     || retryAt >= (flight.waitedSince ?? flight.startedAt) + retry.deadline
                 if budgetSpent { flight.retriesInBackground = true }
                 var served: (AuthToken, [TokenEngineState.Waiter])?
@@ -327,7 +330,9 @@ public final class TokenEngine: Sendable {
             }
         if let (token, waiters) = served {
             for waiter in waiters {
-                emit(.servedDegraded(scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: error))
+                emit(
+                    .servedDegraded(
+                        scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: error))
                 waiter.resume(returning: token)
             }
         }

@@ -42,7 +42,8 @@ struct TokenEngineState {
             let minutes = Int(duration) / 60
             let seconds = Int(duration) % 60
             let spoken = minutes == 0 ? "\(seconds) s" : "\(minutes) min \(seconds) s"
-            return error.appending("The token backend has been failing for \(spoken): no token since the first failed attempt.")
+            return error.appending(
+                "The token backend has been failing for \(spoken): no token since the first failed attempt.")
         }
     }
 

@@ -46,8 +46,12 @@ package struct TokenFetcher: Sendable {
     /// transient failure `shouldRetry(error, attempt, retryAt)` decides whether another
     /// attempt follows at uptime `retryAt` (after the backoff, or the backend's
     /// `Retry-After` if longer); permanent failures are returned at once.
-    /// - Parameter deadline: asked as each attempt starts: its timeout does not run past
-    ///   this uptime (infinite: only the endpoint's timeout bounds the attempt).
+    /// - Parameters:
+    ///   - scope: whose token to fetch.
+    ///   - deadline: asked as each attempt starts: its timeout does not run past this
+    ///     uptime (infinite: only the endpoint's timeout bounds the attempt).
+    ///   - shouldRetry: decides after each transient failure whether to try again.
+    /// - Returns: the validated token, or the error of the last attempt.
     package func fetch(
         _ scope: AuthorizationScope, deadline: () -> TimeInterval,
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
@@ -69,7 +73,8 @@ package struct TokenFetcher: Sendable {
             case .failure(let error):
                 var wait: TimeInterval?
                 if error.isTransient, !Task.isCancelled {
-                    let delay = max(retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
+                    let delay = max(
+                        retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
                     if shouldRetry(error, attempt, finished + delay) { wait = delay }
                 }
                 emit(.fetchFailed(scope, error: error, duration: finished - attemptStart, retryIn: wait))

@@ -48,7 +48,8 @@ public enum TokenEvent: Sendable, CustomStringConvertible {
         case .servedStale(let scope, let fingerprint): return "servedStale \(scope) \(fingerprint)"
         case .servedDegraded(let scope, let fingerprint, let remaining, let reason):
             let status = reason.status.map { " HTTP \($0)" } ?? ""
-            return "servedDegraded \(scope) \(fingerprint) with \(Int(remaining)) s left: the backend fails (\(reason.code)\(status))"
+            let left = "with \(Int(remaining)) s left"
+            return "servedDegraded \(scope) \(fingerprint) \(left): the backend fails (\(reason.code)\(status))"
         case .refreshScheduled(let scope): return "refreshScheduled \(scope)"
         case .invalidated(let scope, let fingerprint, let dropped):
             return "invalidated \(scope) \(fingerprint) \(dropped ? "dropped" : "not cached")"

@@ -1,0 +1,117 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import Foundation
+
+/// What each refresh policy costs on a good day and loses on a bad one: one vehicle
+/// looking up its token every 5 s on a manual clock, 1-hour tokens, 0.2 s latency.
+enum OutageBench {
+    struct Row {
+        let name: String
+        /// 86,400 s over the measured time between two refreshes, rounded up.
+        let requestsPerVehicleDay: Int
+        /// The most failed lookups over outage starts second by second around the refresh.
+        let failedIn5MinuteOutage: Int
+        let failedIn10MinuteOutage: Int
+    }
+
+    static let policies: [(String, RefreshPolicy)] = [
+        ("default (tolerance 5 min, floor 60 s)", RefreshPolicy()),
+        ("tolerance 10 min", RefreshPolicy(outageTolerance: 600)),
+        ("tolerance 2 min", RefreshPolicy(outageTolerance: 120)),
+        ("strict (no degraded serving)", .strict),
+        ("no tolerance, strict (before)", RefreshPolicy(outageTolerance: 0, servesDuringOutages: false)),
+    ]
+
+    static func run(quick: Bool) async throws -> [Row] {
+        var rows: [Row] = []
+        for (name, policy) in policies {
+            let calm = try await simulate(policy, outage: 0..<0, until: 7300)
+            let refreshes = calm.requestTimes.dropFirst()
+            let period = refreshes.count >= 2 ? refreshes[refreshes.startIndex + 1] - refreshes.first! : 3600
+            let firstRefresh = refreshes.first ?? 3600
+            var worst: [TimeInterval: Int] = [:]
+            for duration in [300.0, 600.0] {
+                for offset in stride(from: -10.0, through: 10, by: quick ? 5 : 1) {
+                    let start = firstRefresh.rounded() + offset
+                    let outcome = try await simulate(
+                        policy, outage: start..<(start + duration), until: start + duration + 60)
+                    worst[duration] = max(worst[duration] ?? 0, outcome.failed)
+                }
+            }
+            rows.append(
+                Row(
+                    name: name, requestsPerVehicleDay: Int((86_400 / period).rounded(.up)),
+                    failedIn5MinuteOutage: worst[300]!, failedIn10MinuteOutage: worst[600]!))
+        }
+        return rows
+    }
+
+    struct Outcome {
+        var failed = 0
+        var requestTimes: [TimeInterval] = []
+    }
+
+    /// Lookups every 5 s; those between the first token and 2,900 s are skipped (a fresh
+    /// token is served with no request and no state written).
+    static func simulate(_ policy: RefreshPolicy, outage: Range<TimeInterval>, until end: TimeInterval) async throws
+        -> Outcome
+    {
+        let clock = ManualWallClock()
+        let origin = clock.uptime()
+        let transport = InMemoryTransport(clock: clock, latency: 0.2)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+        let times = Locked<[TimeInterval]>([])
+        transport.setFaultInjector { _, _ in
+            let time = clock.uptime() - origin
+            times.withLock { $0.append(time) }
+            return outage.contains(time) ? .status(503) : nil
+        }
+        let engine = try TokenEngine(
+            configuration: .init(
+                endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
+                refresh: policy))
+        let scope = AuthorizationScope.vehicle("v-42")
+        var outcome = Outcome()
+        var time: TimeInterval = 0
+        while time < end {
+            await advance(clock, to: origin + time, transport)
+            if engine.cachedUsableToken(for: scope) == nil {
+                let result = await clock.runToCompletion(horizon: 10) { try await engine.token(for: scope) }
+                if case .failure = result { outcome.failed += 1 }
+            }
+            time = time == 0 ? 2900 : time + 5
+        }
+        outcome.requestTimes = times.withLock { $0 }
+        engine.invalidateAll()
+        return outcome
+    }
+
+    /// Moves the clock to `target` one sleeper deadline at a time, letting woken tasks run
+    /// until the clock and transport settle, so background retries keep their own moments.
+    static func advance(_ clock: ManualWallClock, to target: TimeInterval, _ transport: InMemoryTransport) async {
+        await settle(clock, transport)
+        while let next = clock.nextDeadline, next.timeIntervalSince1970 <= target {
+            clock.advance(by: min(next.timeIntervalSince1970 + 0.1, target) - clock.uptime())
+            await settle(clock, transport)
+        }
+        if target > clock.uptime() { clock.advance(by: target - clock.uptime()) }
+        await settle(clock, transport)
+    }
+
+    private static func settle(_ clock: ManualWallClock, _ transport: InMemoryTransport) async {
+        var last = (clock.sleeperCount, clock.nextDeadline, transport.requestCount)
+        var quiet = 0
+        // Quiet for a few yields and a fraction of a millisecond: a woken task may still
+        // be waiting for a thread.
+        var quietSince = ContinuousClock.now
+        for _ in 0..<20_000 where quiet < 8 || ContinuousClock.now - quietSince < .microseconds(300) {
+            await Task.yield()
+            let now = (clock.sleeperCount, clock.nextDeadline, transport.requestCount)
+            if now == last {
+                quiet += 1
+            } else {
+                (last, quiet, quietSince) = (now, 0, ContinuousClock.now)
+            }
+        }
+    }
+}
