@@ -68,7 +68,7 @@ struct ConsumerApp {
             endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
             transport: URLSessionTransport(), rules: arguments.rules(),
             observer: TokenEventLogger(minimumLevel: try arguments.logLevel()).log)
-        let monitor = TripMonitor(
+        let monitor = try TripMonitor(
             fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID), authorization: provider,
             transport: URLSessionTransport())
         var succeeded = 0

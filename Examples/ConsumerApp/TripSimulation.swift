@@ -62,7 +62,7 @@ enum TripSimulation {
         // 2. The app's wiring: one provider for all trips, one monitor.
         let provider = try ConsumerTokenProvider(
             endpoint: TokenEndpoint(url: "https://backend.example.com/trip-token"), transport: transport, clock: clock)
-        let monitor = TripMonitor(
+        let monitor = try TripMonitor(
             fleetService: FleetServiceEndpoint(
                 baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
             authorization: provider, transport: transport, clock: clock)

@@ -33,9 +33,9 @@ struct DriverApp {
     ]
 
     /// The `--fleet` flavor (default on-demand).
-    static func fleet(_ arguments: CommandLineOptions) throws -> FleetServiceEndpoint.Fleet {
+    static func fleet(_ arguments: CommandLineOptions) throws -> FleetFlavor {
         guard let name = arguments.value("fleet") else { return .onDemand }
-        guard let fleet = FleetServiceEndpoint.Fleet(named: name) else {
+        guard let fleet = FleetFlavor(named: name) else {
             throw CommandLineOptions.UsageError(message: "--fleet takes on-demand or delivery, not \(name)")
         }
         return fleet
@@ -68,12 +68,13 @@ struct DriverApp {
         let headers = try arguments.headers()  // the app's credential; never printed
         let updates = Int(try arguments.number("updates") ?? 10)
         let interval = try arguments.number("interval") ?? 5
+        let fleet = try fleet(arguments)
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
-            transport: URLSessionTransport(), rules: arguments.rules(),
+            transport: URLSessionTransport(), rules: arguments.rules(fleet: fleet),
             observer: TokenEventLogger(minimumLevel: try arguments.logLevel()).log)
         let reporter = try VehicleReporter(
-            fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID, fleet: try fleet(arguments)),
+            fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID, fleet: fleet),
             vehicleID: vehicleID,
             authorization: provider, transport: URLSessionTransport())
         var accepted = 0

@@ -14,14 +14,14 @@ enum DriverSimulation {
         var vehicleID = "vehicle-42"
         /// On-demand (the default) or delivery: the claim key the backend mints and the
         /// call the reporter makes.
-        var fleet = FleetServiceEndpoint.Fleet.onDemand
+        var fleet = FleetFlavor.onDemand
         /// Token events at this level and above go to standard error; `nil` logs none.
         var logLevel: TokenEventLevel?
         var progress: (@Sendable (String) -> Void)?
     }
 
     struct Report: CustomStringConvertible {
-        var fleet = FleetServiceEndpoint.Fleet.onDemand
+        var fleet = FleetFlavor.onDemand
         var simulatedSeconds: TimeInterval = 0
         var updatesSent = 0
         var updatesAccepted = 0
@@ -61,7 +61,8 @@ enum DriverSimulation {
         //    transport is `URLSessionTransport()` and the clock is the system clock.
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport,
-            clock: clock, observer: options.logLevel.map { TokenEventLogger(minimumLevel: $0).log })
+            clock: clock, rules: TokenRules(fleet: options.fleet),
+            observer: options.logLevel.map { TokenEventLogger(minimumLevel: $0).log })
         let reporter = try VehicleReporter(
             fleetService: FleetServiceEndpoint(
                 baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project", fleet: options.fleet),

@@ -70,10 +70,11 @@ public struct CommandLineOptions {
         return headers
     }
 
-    /// The token rules from `--audience AUD|none` (default: the fleet service's).
-    public func rules() -> TokenRules {
-        guard let audience = value("audience") else { return TokenRules() }
-        return TokenRules(expectedAudience: audience == "none" ? nil : audience)
+    /// The token rules for `fleet`, with `--audience AUD|none` (default: the fleet service's).
+    public func rules(fleet: FleetFlavor = .onDemand) -> TokenRules {
+        var rules = TokenRules(fleet: fleet)
+        if let audience = value("audience") { rules.expectedAudience = audience == "none" ? nil : audience }
+        return rules
     }
 
     /// The level named by `--log-level` (default `info`): the token events written to

@@ -39,7 +39,7 @@ struct FleetServiceEndToEndTests {
             endpoint: TokenEndpoint(
                 url: server.url("/token/delivery_driver/{vehicleId}"),
                 format: .tokenWithExpirationTimestampMilliseconds),
-            transport: URLSessionTransport())
+            transport: URLSessionTransport(), rules: TokenRules(fleet: .delivery))
         let delivery = FleetServiceEndpoint(baseURL: server.baseURL, providerID: "loopback-project", fleet: .delivery)
         let reporter = try VehicleReporter(
             fleetService: delivery, vehicleID: vehicleID, authorization: provider, transport: URLSessionTransport())
@@ -56,11 +56,26 @@ struct FleetServiceEndToEndTests {
             _ = try await wrong.report(VehicleLocation(latitude: 48.85, longitude: 2.35, timestamp: Date()))
             Issue.record("an on-demand token updated a delivery vehicle")
         } catch {
-            // The fixture signs deterministically: asked again within the second it re-mints the
-            // refused token, and the error carries the fleet service's own reason.
+            // A provider not told the flavor lets the token through; the fleet service's 403
+            // for a token minted just now stops the call at once, its reason first.
             #expect(error.fault == .token, "\(error)")
             #expect(String(describing: error).contains("HTTP 403: token does not cover"), "\(error)")
+            #expect(String(describing: error).contains("was not repeated"), "\(error)")
         }
+        #expect(try await server.requestCount(key: "fleet-rejected-\(vehicleID)") == 1)
+        // Told the flavor, the provider refuses the on-demand token before any fleet call.
+        let told = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/driver/{vehicleId}"), format: .jwtWithExpirationTimestamp),
+            transport: URLSessionTransport(), rules: TokenRules(fleet: .delivery))
+        let refused = try VehicleReporter(
+            fleetService: delivery, vehicleID: vehicleID, authorization: told, transport: URLSessionTransport())
+        do {
+            _ = try await refused.report(VehicleLocation(latitude: 48.85, longitude: 2.35, timestamp: Date()))
+            Issue.record("an on-demand token passed a delivery provider")
+        } catch {
+            #expect((error.underlyingError as? FleetAuthError)?.code == .fleetMismatch, "\(error)")
+        }
+        #expect(try await server.requestCount(key: "fleet-rejected-\(vehicleID)") == 1)
     }
 
     @Test func unsignedTokensAreRejectedAndReportedAsTokenFaults() async throws {
@@ -88,7 +103,7 @@ struct FleetServiceEndToEndTests {
                 url: server.url("/token/delivery_consumer/{trackingId}"),
                 format: .tokenWithExpirationTimestampMilliseconds),
             transport: URLSessionTransport())
-        let monitor = TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
+        let monitor = try TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
         let snapshot = try await monitor.fetchTracking("s-e2e")
         #expect(snapshot.tripID == "s-e2e" && snapshot.status == "OPEN")
         #expect(provider.cachedToken(for: .tracking("s-e2e"))?.claims.authorization["trackingid"] == ["s-e2e"])
@@ -98,7 +113,7 @@ struct FleetServiceEndToEndTests {
         let provider = try ConsumerTokenProvider(
             endpoint: TokenEndpoint(url: server.url("/token/plain"), format: .plainText),
             transport: URLSessionTransport())
-        let monitor = TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
+        let monitor = try TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
         let snapshot = try await monitor.fetchTrip("t-e2e")
         #expect(snapshot.status == "ENROUTE_TO_PICKUP" && snapshot.remainingDistanceMeters == 4200)
     }

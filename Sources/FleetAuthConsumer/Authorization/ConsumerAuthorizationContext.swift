@@ -36,6 +36,9 @@ public struct ConsumerAuthorizationContext: AuthorizationContext, CustomStringCo
         return .trip(tripID)
     }
 
+    /// Trips, shipments' tracking IDs and delivery tasks.
+    public static var scopeKinds: [AuthorizationScope.Kind] { [.trip, .tracking, .task] }
+
     /// `trip t-7`, `tracking ID s-1` or `task k-3`.
     public var description: String { scope.description }
 }

@@ -16,7 +16,7 @@ public import Foundation
 ///     endpoint: TokenEndpoint(url: "https://api.example.com/token/consumer/{tripId}"), transport: URLSessionTransport())
 /// -->
 /// ```swift
-/// let monitor = TripMonitor(
+/// let monitor = try TripMonitor(
 ///     fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: "my-project"),
 ///     authorization: provider, transport: URLSessionTransport()
 /// )
@@ -31,11 +31,13 @@ public final class TripMonitor: Sendable {
     private let transport: any HTTPTransport
     private let clock: any WallClock
 
-    /// Creates a monitor.
+    /// Creates a monitor; throws a `caller` fault naming the field and the rule for an empty
+    /// or malformed provider ID, or a fleet service URL that is not https (or loopback http).
     public init(
         fleetService: FleetServiceEndpoint, authorization: any ConsumerAuthorization, transport: any HTTPTransport,
         clock: any WallClock = SystemWallClock()
-    ) {
+    ) throws(FleetServiceError) {
+        try fleetService.validate()
         self.fleetService = fleetService
         self.authorization = authorization
         self.transport = transport

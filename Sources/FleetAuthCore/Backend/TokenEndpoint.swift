@@ -84,16 +84,28 @@ public struct TokenEndpoint: Sendable {
         self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 
-    /// Throws `invalidConfiguration` when the URL's template has an unknown placeholder, or
-    /// one a context of `kind` can never fill (`nil`: any kind). Providers call it when they
-    /// are made, so a bad template never reaches a request.
-    public func validate(for kind: AuthorizationScope.Kind?) throws(FleetAuthError) {
+    /// Throws `invalidConfiguration` when the URL is not an absolute http(s) URL, or its
+    /// template has an unknown placeholder or one that none of `kinds` can fill (empty: any
+    /// kind), and `insecureEndpoint` for plain `http` to a remote host without
+    /// ``allowsInsecureHTTP``. Providers call it when they are made, so a bad URL never
+    /// reaches a request.
+    public func validate(for kinds: [AuthorizationScope.Kind] = []) throws(FleetAuthError) {
         let template = try URLTemplate(url)
-        if let kind { try template.check(for: kind) }
+        try template.check(forAnyOf: kinds)
         if case .pathTemplate = idPlacement.value, !template.namesTheID {
             throw FleetAuthError(
                 code: .invalidConfiguration,
                 message: "The URL template names no ID; add {id} (or {vehicleId}, {tripId}) or use `.queryItems`.")
+        }
+        _ = try checkedComponents(template.sample, scope: nil)
+        guard timeout > 0, timeout.isFinite else {
+            throw FleetAuthError(
+                code: .invalidConfiguration,
+                message: "The token endpoint's timeout must be a positive number of seconds.")
+        }
+        guard maximumResponseBytes > 0 else {
+            throw FleetAuthError(
+                code: .invalidConfiguration, message: "The token endpoint's maximumResponseBytes must be positive.")
         }
     }
 
@@ -146,22 +158,7 @@ public struct TokenEndpoint: Sendable {
         } catch {
             throw error.adding(scope: scope, url: nil)
         }
-        guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            let host = components.host, !host.isEmpty
-        else {
-            throw configurationError(
-                "The token URL is not an absolute http(s) URL; write it as https://host/path.", scope)
-        }
-        guard scheme == "https" || scheme == "http" else {
-            throw configurationError("The token URL's scheme `\(scheme)` is not http or https.", scope)
-        }
-        if scheme == "http", !allowsInsecureHTTP, !Self.isLoopback(host) {
-            throw FleetAuthError(
-                code: .insecureEndpoint,
-                message:
-                    "Plain http to \(host) would send the token and the app's credential in clear text; use https, or set allowsInsecureHTTP for a trusted test network.",
-                scope: scope)
-        }
+        var components = try checkedComponents(text, scope: scope)
         if case .queryItems(let idName, let taskName) = idPlacement.value, !template.namesTheID {
             var items = components.queryItems ?? []
             items.append(URLQueryItem(name: idName ?? scope.kind.queryItemName, value: scope.id))
@@ -176,7 +173,33 @@ public struct TokenEndpoint: Sendable {
         return resolved
     }
 
-    private func configurationError(_ message: String, _ scope: AuthorizationScope) -> FleetAuthError {
+    /// The parts of `text` once it is known to be an absolute http(s) URL that may be used.
+    private func checkedComponents(_ text: String, scope: AuthorizationScope?) throws(FleetAuthError)
+        -> URLComponents
+    {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty
+        else {
+            throw configurationError(
+                "The token URL is not an absolute http(s) URL; write it as https://host/path.",
+                scope)
+        }
+        guard scheme == "https" || scheme == "http" else {
+            throw configurationError(
+                "The token URL's scheme `\(scheme)` is not http or https; the token backend must be an https URL.",
+                scope)
+        }
+        if scheme == "http", !allowsInsecureHTTP, !Self.isLoopback(host) {
+            throw FleetAuthError(
+                code: .insecureEndpoint,
+                message:
+                    "Plain http to \(host) would send the token and the app's credential in clear text; use https, or set allowsInsecureHTTP for a trusted test network.",
+                scope: scope)
+        }
+        return components
+    }
+
+    private func configurationError(_ message: String, _ scope: AuthorizationScope?) -> FleetAuthError {
         FleetAuthError(code: .invalidConfiguration, message: message, scope: scope)
     }
 

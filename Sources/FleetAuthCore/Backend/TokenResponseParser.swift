@@ -34,13 +34,14 @@ package struct TokenResponseParser: Sendable {
     package static let clockAgreement: TimeInterval = 600
 
     /// Parses and validates `response`, received at `receivedAt` by the device's wall
-    /// clock and at `receivedUptime` on its monotonic clock, as a token for `scope`.
+    /// clock, as a token for `scope`; with `clock`, the token's monotonic expiry counts on
+    /// that clock's uptime.
     package func token(
         from response: TransportResponse, for scope: AuthorizationScope, receivedAt: Date,
-        receivedUptime: TimeInterval? = nil
+        clock: (any WallClock)? = nil
     ) throws(FleetAuthError) -> AuthToken {
         do {
-            return try parse(response, scope: scope, receivedAt: receivedAt, receivedUptime: receivedUptime)
+            return try parse(response, scope: scope, receivedAt: receivedAt, clock: clock)
         } catch {
             throw error.adding(scope: scope, url: response.url)
         }
@@ -60,7 +61,7 @@ package struct TokenResponseParser: Sendable {
     }
 
     private func parse(
-        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, receivedUptime: TimeInterval?
+        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, clock: (any WallClock)?
     ) throws(FleetAuthError) -> AuthToken {
         try checkStatus(response)
         guard response.body.count <= maximumResponseBytes else {
@@ -114,6 +115,7 @@ package struct TokenResponseParser: Sendable {
             )
         }
         if let violation = rules.audienceViolation(in: claims) { throw violation }
+        if let violation = rules.fleetViolation(in: claims, for: scope) { throw violation }
         guard claims.covers(scope) else {
             let named = claims.authorization.keys.sorted().joined(separator: ", ")
             throw FleetAuthError(
@@ -123,10 +125,14 @@ package struct TokenResponseParser: Sendable {
             )
         }
         if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
+        guard let clock else {
+            return AuthToken(
+                value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
+                lifetime: lifetime)
+        }
         return AuthToken(
-            value: value, scope: scope, receivedAt: receivedAt,
-            expiresAt: receivedAt.addingTimeInterval(remaining), lifetime: lifetime,
-            expiresAtUptime: receivedUptime.map { $0 + remaining })
+            value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
+            lifetime: lifetime, expiresAtUptime: clock.uptime() + remaining, on: clock)
     }
 
     private func checkStatus(_ response: TransportResponse) throws(FleetAuthError) {

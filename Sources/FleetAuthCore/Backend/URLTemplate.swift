@@ -58,15 +58,29 @@ package struct URLTemplate: Sendable, Hashable {
 
     /// Throws `invalidConfiguration` when a context of `kind` can never fill a placeholder.
     package func check(for kind: AuthorizationScope.Kind) throws(FleetAuthError) {
+        try check(forAnyOf: [kind])
+    }
+
+    /// Throws `invalidConfiguration` when a placeholder names an ID of a kind none of
+    /// `kinds` is (empty: any kind).
+    package func check(forAnyOf kinds: [AuthorizationScope.Kind]) throws(FleetAuthError) {
+        guard !kinds.isEmpty else { return }
         for (spelling, meaning) in placeholders {
             switch meaning {
-            case .idOfKind(let wanted) where wanted != kind:
+            case .idOfKind(let wanted) where !kinds.contains(wanted):
+                let asked = kinds.map { "\($0)" }.joined(separator: ", ")
                 throw Self.error(
-                    "The token URL's placeholder `{\(spelling)}` names a \(wanted) ID, but this provider asks for \(kind) tokens; use {id} or the \(kind)'s placeholder."
+                    "The token URL's placeholder `{\(spelling)}` names a \(wanted) ID, but this provider asks for tokens of: \(asked); use {id} or the placeholder of one of those."
                 )
             default: continue
             }
         }
+    }
+
+    /// The template with every placeholder replaced by a sample ID: the URL's form, to
+    /// check before any request.
+    package var sample: String {
+        placeholders.reduce(text) { $0.replacingOccurrences(of: "{\($1.spelling)}", with: "id") }
     }
 
     /// The URL text for `scope`, every placeholder replaced by its percent-encoded ID.

@@ -117,10 +117,16 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         return self
     }
 
+    /// Checks another ID the fleet service names in its paths (such as the provider ID)
+    /// by the same rules; throws `invalidContext` naming `field` and the rule.
+    package static func checkID(_ value: String, field: String) throws(FleetAuthError) {
+        try check(value, field: field, scope: nil)
+    }
+
     /// The characters the fleet service does not accept in an ID.
     public static let forbiddenIDCharacters: Set<Character> = ["/", ":", "?", ",", "#"]
 
-    private static func check(_ value: String, field: String, scope: AuthorizationScope) throws(FleetAuthError) {
+    private static func check(_ value: String, field: String, scope: AuthorizationScope?) throws(FleetAuthError) {
         let forbidden = value.first { forbiddenIDCharacters.contains($0) }
         let problem: String? =
             if value.isEmpty { "is empty" } else if value.count > 64 {

@@ -32,7 +32,7 @@ public final class TokenEngine: Sendable {
     public init(configuration: Configuration) throws(FleetAuthError) {
         try configuration.refresh.validate()
         try configuration.retry.validate()
-        try configuration.endpoint.validate(for: nil)
+        try configuration.endpoint.validate()
         guard configuration.cacheCapacity >= 1 else {
             throw FleetAuthError(code: .invalidConfiguration, message: "cacheCapacity must be at least 1.")
         }
@@ -248,13 +248,16 @@ public final class TokenEngine: Sendable {
             if case .success(let token) = result,
                 let rejected = state.rejected[scope]?.first(where: { $0.value == token.value })
             {
-                let said = rejected.rejection.map { " The fleet service had said: \($0)." } ?? ""
+                let message =
+                    if let rejection = rejected.rejection {
+                        "The fleet service refused this token (\(rejection)), and asked for a new one the backend returned the same token, so a refetch cannot fix it: fix what the fleet service names (audience, claim key, IDs, project) in the backend's minting."
+                    } else {
+                        "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again."
+                    }
                 result = .failure(
                     FleetAuthError(
-                        code: .rejectedTokenReissued,
-                        message:
-                            "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again, and the fleet service's reason must be fixed first.\(said)",
-                        scope: scope, status: rejected.rejection?.status, underlyingError: rejected.rejection))
+                        code: .rejectedTokenReissued, message: message, scope: scope,
+                        status: rejected.rejection?.status, underlyingError: rejected.rejection))
             }
             switch result {
             case .success(let token):

@@ -117,11 +117,11 @@ package struct TokenFetcher: Sendable {
                 FleetAuthError(
                     code: .transportFailure,
                     message:
-                        "The request to the token backend failed before an answer arrived; check connectivity and the host name.",
+                        "The request to the token backend failed before an answer arrived (\(TransportFailureReason.describe(error))); check that the backend is up, the host name and connectivity.",
                     scope: scope, url: request.url, underlyingError: error))
         }
         return Result { () throws(FleetAuthError) -> AuthToken in
-            try parser.token(from: response, for: scope, receivedAt: clock.now(), receivedUptime: clock.uptime())
+            try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
         }
     }
 

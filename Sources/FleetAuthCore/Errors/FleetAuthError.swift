@@ -13,7 +13,8 @@ public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringC
             case missingContext, invalidContext, invalidConfiguration, insecureEndpoint, credentialsUnavailable
             case transportFailure, timedOut, unexpectedStatus, redirectRefused, responseTooLarge
             case malformedResponse, malformedToken, missingExpiry, expiryMismatch
-            case tokenExpired, lifetimeTooShort, lifetimeTooLong, scopeMismatch, audienceMismatch, wildcardRefused
+            case tokenExpired, lifetimeTooShort, lifetimeTooLong, scopeMismatch, fleetMismatch, audienceMismatch
+            case wildcardRefused
             case rejectedTokenReissued, signedOut, emptyProviderResponse
         }
         private let value: Value
@@ -54,6 +55,8 @@ public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringC
         public static let lifetimeTooLong = Code(value: .lifetimeTooLong)
         /// The token's `authorization` claim does not cover the requested vehicle or trip.
         public static let scopeMismatch = Code(value: .scopeMismatch)
+        /// A vehicle token names its vehicle under the other fleet flavor's claim key.
+        public static let fleetMismatch = Code(value: .fleetMismatch)
         /// The token's `aud` is not the audience the fleet service requires.
         public static let audienceMismatch = Code(value: .audienceMismatch)
         /// The token covers every vehicle or trip (`"*"`), and wildcards are not allowed.

@@ -16,7 +16,8 @@ public struct TokenRejection: Error, Sendable, Hashable, CustomStringConvertible
         self.message = message
     }
 
-    /// Reads the service's message out of `body`, dropping any echo of `token`.
+    /// Reads the service's message out of `body`, dropping any echo of `token`: the whole
+    /// value, any of its three parts, or any run of 16 or more of its characters.
     public init(status: Int, body: Data, token: String) {
         var text = String(decoding: body, as: UTF8.self)
         if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
@@ -26,11 +27,42 @@ public struct TokenRejection: Error, Sendable, Hashable, CustomStringConvertible
                 text = message
             }
         }
-        if !token.isEmpty { text = text.replacingOccurrences(of: token, with: "[token]") }
+        if !token.isEmpty { text = Self.redacting(token, in: text) }
         text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         self.init(status: status, message: text.count > 200 ? String(text.prefix(200)) + "…" : text)
     }
 
-    /// `HTTP 401: Audience doesn't match`.
-    public var description: String { message.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(message)" }
+    /// `HTTP 401: Audience doesn't match`, without a closing period, so that it reads
+    /// inside a sentence.
+    public var description: String {
+        var text = message[...]
+        while let last = text.last, last == "." || last.isWhitespace { text = text.dropLast() }
+        return text.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(text)"
+    }
+
+    /// `text` with the token, each of its parts and every run of 16 or more base64url
+    /// characters found in it replaced.
+    private static func redacting(_ token: String, in text: String) -> String {
+        var text = text.replacingOccurrences(of: token, with: "[token]")
+        for part in token.split(separator: ".") where part.count >= 8 {
+            text = text.replacingOccurrences(of: part, with: "[token part]")
+        }
+        // A quoted fragment of a part: runs of the base64url alphabet that the token holds.
+        var result = ""
+        var run = ""
+        func flush() {
+            result += run.count >= 16 && token.contains(run) ? "[token part]" : run
+            run = ""
+        }
+        for character in text {
+            if character.isASCII, character.isLetter || character.isNumber || character == "-" || character == "_" {
+                run.append(character)
+            } else {
+                flush()
+                result.append(character)
+            }
+        }
+        flush()
+        return result
+    }
 }

@@ -46,16 +46,18 @@ public struct JWTClaims: Sendable, Equatable {
     /// Whether the `authorization` claim covers `scope`: one of the kind's claim keys
     /// names the scope's ID, or the wildcard `*`; and when the scope names a task and the
     /// token carries a task claim (`taskid` or a `taskids` list), that claim names the task
-    /// or `*`. A vehicle token without a task claim serves all of the vehicle's tasks. Keys
-    /// compare case-insensitively.
+    /// or `*` (an empty list names none). A vehicle token without a task claim serves all of
+    /// the vehicle's tasks. Keys compare case-insensitively.
     public func covers(_ scope: AuthorizationScope) -> Bool {
         var covered = false
         for (key, ids) in authorization where scope.kind.claimKeys.contains(key.lowercased()) {
             if ids.contains(scope.id) || ids.contains(Self.wildcard) { covered = true }
         }
         guard covered, let taskID = scope.taskID else { return covered }
-        let taskClaims = authorization.filter { Self.taskClaimKeys.contains($0.key.lowercased()) }.flatMap(\.value)
-        return taskClaims.isEmpty || taskClaims.contains(taskID) || taskClaims.contains(Self.wildcard)
+        let taskClaims = authorization.filter { Self.taskClaimKeys.contains($0.key.lowercased()) }
+        // A task claim present but empty names no task: it covers none.
+        if taskClaims.isEmpty { return true }
+        return taskClaims.values.contains { $0.contains(taskID) || $0.contains(Self.wildcard) }
     }
 
     /// Whether the claim covers `scope` through the wildcard and not by naming its ID.

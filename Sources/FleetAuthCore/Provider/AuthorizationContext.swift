@@ -19,12 +19,13 @@ public protocol AuthorizationContext: Hashable, Sendable {
     /// The engine's key for this context.
     var scope: AuthorizationScope { get }
 
-    /// The kind of every scope of this context type, if it is always the same: lets a
-    /// provider refuse a URL template it can never fill when it is made. Default `nil`.
-    static var scopeKind: AuthorizationScope.Kind? { get }
+    /// The kinds of scope this context type can stand for: lets a provider refuse a URL
+    /// template none of them can fill when it is made. Default empty: unknown, and templates
+    /// are checked against each request's scope instead.
+    static var scopeKinds: [AuthorizationScope.Kind] { get }
 }
 
 extension AuthorizationContext {
     /// Unknown: templates are checked against each request's scope instead.
-    public static var scopeKind: AuthorizationScope.Kind? { nil }
+    public static var scopeKinds: [AuthorizationScope.Kind] { [] }
 }

@@ -20,30 +20,57 @@ package enum ProviderBridge {
     }
 
     /// Awaits a completion-handler fetch. A second call of the completion is ignored;
-    /// a call with neither token nor error becomes `emptyProviderResponse`.
+    /// a call with neither token nor error becomes `emptyProviderResponse`. Cancelling
+    /// the waiting task ends the wait at once with `CancellationError` (a late completion
+    /// is then ignored), so a provider that never answers cannot hold its caller forever.
     package static func await(
         _ start: (@escaping AuthTokenFetchCompletionHandler) -> Void
     ) async throws -> String {
-        let resumed = LockedState(false)
-        return try await withCheckedThrowingContinuation { continuation in
-            start { token, error in
-                let first = resumed.withLock { done -> Bool in
-                    defer { done = true }
-                    return !done
+        let pending = LockedState<CheckedContinuation<String, any Error>?>(nil)
+        let cancelled = LockedState(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+                let alreadyCancelled = cancelled.withLock { cancelled in
+                    if !cancelled { pending.withLock { $0 = continuation } }
+                    return cancelled
                 }
-                guard first else { return }
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let token {
-                    continuation.resume(returning: token)
-                } else {
-                    continuation.resume(
-                        throwing: FleetAuthError(
-                            code: .emptyProviderResponse,
-                            message:
-                                "The provider completed with neither a token nor an error; it must pass one of them."))
+                if alreadyCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                start { token, error in
+                    guard let continuation = take(pending) else { return }
+                    resume(continuation, token: token, error: error)
                 }
             }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+            take(pending)?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The waiting continuation, if still there, leaving none: whoever takes it resumes it.
+    private static func take(
+        _ pending: LockedState<CheckedContinuation<String, any Error>?>
+    ) -> CheckedContinuation<String, any Error>? {
+        pending.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }
+    }
+
+    private static func resume(
+        _ continuation: CheckedContinuation<String, any Error>, token: String?, error: (any Error)?
+    ) {
+        if let error {
+            continuation.resume(throwing: error)
+        } else if let token {
+            continuation.resume(returning: token)
+        } else {
+            continuation.resume(
+                throwing: FleetAuthError(
+                    code: .emptyProviderResponse,
+                    message: "The provider completed with neither a token nor an error; it must pass one of them."))
         }
     }
 

@@ -13,9 +13,11 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     package let engine: TokenEngine
 
     /// Creates a provider from a full engine configuration; throws `invalidConfiguration`
-    /// for unusable policies or a URL template this provider's contexts cannot fill.
+    /// for unusable policies, a token URL that is not an absolute http(s) URL, or a URL
+    /// template this provider's contexts cannot fill, and `insecureEndpoint` for plain
+    /// `http` to a remote host without the opt-in.
     public init(configuration: TokenEngine.Configuration) throws(FleetAuthError) {
-        try configuration.endpoint.validate(for: Context.scopeKind)
+        try configuration.endpoint.validate(for: Context.scopeKinds)
         self.engine = try TokenEngine(configuration: configuration)
     }
 

@@ -1,5 +1,6 @@
 /// The fleet service's rules for a token that FleetAuth enforces beyond its form and
-/// lifetime: the audience it is minted for, and whether a wildcard token may be used.
+/// lifetime: the audience it is minted for, the fleet flavor whose claim key names the
+/// vehicle, and whether a wildcard token may be used.
 ///
 /// The SDK fails a fetch on the first rule a token breaks; `fleetauth check-endpoint` applies
 /// the same rules and reports every one.
@@ -19,11 +20,34 @@ public struct TokenRules: Sendable, Hashable {
     /// Default `false`: a phone must not hold a token for every vehicle. Set it for
     /// trusted server-side use, such as a fleet simulator.
     public var allowsWildcard: Bool
+    /// The fleet flavor the vehicles belong to: a vehicle token must name its vehicle under
+    /// the flavor's claim key (`vehicleid` on-demand, `deliveryvehicleid` for deliveries).
+    /// Default ``FleetFlavor/onDemand``.
+    public var fleet: FleetFlavor
 
-    /// Creates rules; the defaults are the fleet service's for apps on phones.
-    public init(expectedAudience: String? = fleetServiceAudience, allowsWildcard: Bool = false) {
+    /// Creates rules; the defaults are the fleet service's for on-demand apps on phones.
+    public init(
+        expectedAudience: String? = fleetServiceAudience, allowsWildcard: Bool = false,
+        fleet: FleetFlavor = .onDemand
+    ) {
         self.expectedAudience = expectedAudience
         self.allowsWildcard = allowsWildcard
+        self.fleet = fleet
+    }
+
+    /// The error for a vehicle token that names vehicles only under the other flavor's claim
+    /// key (an on-demand token for a delivery vehicle, or the reverse); `nil` otherwise.
+    public func fleetViolation(in claims: JWTClaims, for scope: AuthorizationScope) -> FleetAuthError? {
+        guard scope.kind == .vehicle else { return nil }
+        let keys = Set(claims.authorization.keys.map { $0.lowercased() })
+        let needed = fleet.vehicleClaimKey
+        let found = fleet.other.vehicleClaimKey
+        guard !keys.contains(needed), keys.contains(found) else { return nil }
+        return FleetAuthError(
+            code: .fleetMismatch,
+            message:
+                "The token names its vehicle under `\(found)`, the \(fleet.other) fleet's claim key, but this provider serves the \(fleet) fleet, whose tokens need `\(needed)`: the fleet service would refuse it. Mint the token for the \(fleet) fleet, or set TokenRules(fleet: .\(fleet == .delivery ? "onDemand" : "delivery")) if the vehicles are \(fleet.other) vehicles."
+        )
     }
 
     /// The error for a token whose `aud` does not name ``expectedAudience``; `nil` when

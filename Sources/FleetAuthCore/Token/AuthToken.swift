@@ -20,13 +20,15 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
         let expiresAt: Date
         let lifetime: TimeInterval
         let expiresAtUptime: TimeInterval?
+        /// The clock `expiresAtUptime` counts on: uptimes of two clocks do not compare.
+        let uptimeClock: (any WallClock)?
         /// The decoded claims, filled on first use: most tokens never need them, and a
         /// cache of 100,000 should not carry them all (nor a lock each).
         private var decoded: JWTClaims?
 
         init(
             value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
-            expiresAtUptime: TimeInterval?
+            expiresAtUptime: TimeInterval?, uptimeClock: (any WallClock)?
         ) {
             self.value = value
             self.scope = scope
@@ -34,6 +36,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
             self.expiresAt = expiresAt
             self.lifetime = lifetime
             self.expiresAtUptime = expiresAtUptime
+            self.uptimeClock = uptimeClock
         }
 
         var claims: JWTClaims {
@@ -98,7 +101,28 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     ) {
         storage = Storage(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime,
-            expiresAtUptime: expiresAtUptime)
+            expiresAtUptime: expiresAtUptime, uptimeClock: nil)
+    }
+
+    /// A token whose monotonic expiry counts on `clock`, so that anyone can tell its life
+    /// left whatever clock they hold.
+    package init(
+        value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
+        expiresAtUptime: TimeInterval, on clock: any WallClock
+    ) {
+        storage = Storage(
+            value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime,
+            expiresAtUptime: expiresAtUptime, uptimeClock: clock)
+    }
+
+    /// The life left: on the monotonic clock of the provider that fetched the token when
+    /// there is one (whatever clock the caller holds), else by wall time against
+    /// `wallNow`.
+    package func remainingLife(wallNow: @autoclosure () -> Date) -> TimeInterval {
+        if let clock = storage.uptimeClock, let expiresAtUptime = storage.expiresAtUptime {
+            return expiresAtUptime - clock.uptime()
+        }
+        return expiresAt.timeIntervalSince(wallNow())
     }
 
     /// Wraps a value that FleetAuth did not fetch or validate itself (a custom provider's):

@@ -13,7 +13,7 @@ public struct DriverAuthorizationContext: AuthorizationContext, CustomStringConv
     }
 
     /// Every vehicle context's scope is a vehicle.
-    public static var scopeKind: AuthorizationScope.Kind? { .vehicle }
+    public static var scopeKinds: [AuthorizationScope.Kind] { [.vehicle] }
 
     /// The engine's key for this context.
     public var scope: AuthorizationScope { .vehicle(vehicleID, taskID: taskID) }

@@ -41,15 +41,16 @@ public final class VehicleReporter: Sendable {
     private let caller: AuthorizedCaller<DriverAuthorizationContext>
     private let queue = OrderedQueue()
 
-    /// Creates a reporter; throws a `caller` fault for empty or malformed IDs or an
-    /// insecure URL.
+    /// Creates a reporter; throws a `caller` fault naming the field and the rule for an
+    /// empty or malformed vehicle, task or provider ID, or a fleet service URL that is not
+    /// https (or loopback http).
     public init(
         fleetService: FleetServiceEndpoint, vehicleID: String, taskID: String? = nil,
         authorization: any DriverAuthorization, transport: any HTTPTransport,
         clock: any WallClock = SystemWallClock()
     ) throws(FleetServiceError) {
         let context = DriverAuthorizationContext(vehicleID: vehicleID, taskID: taskID)
-        _ = try fleetService.vehicleURL(vehicleID)
+        try fleetService.validate(context.scope)
         self.fleetService = fleetService
         self.context = context
         self.caller = AuthorizedCaller(
@@ -68,11 +69,17 @@ public final class VehicleReporter: Sendable {
             url: try fleetService.vehicleURL(context.vehicleID, query: "updateMask=lastLocation"),
             headers: ["Content-Type": "application/json"], body: location.updateBody(),
             timeout: fleetService.timeout)
-        return try await queue.run { () async throws(FleetServiceError) -> Receipt in
-            let delivery = try await caller.send(request)
-            return Receipt(
-                status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
-                attempts: delivery.attempts)
-        }
+        return try await queue.run(
+            { () async throws(FleetServiceError) -> Receipt in
+                let delivery = try await caller.send(request)
+                return Receipt(
+                    status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
+                    attempts: delivery.attempts)
+            },
+            cancelled: {
+                FleetServiceError(
+                    fault: .caller, message: "The update was cancelled before its turn; nothing was sent.",
+                    scope: context.scope, underlyingError: CancellationError())
+            })
     }
 }

@@ -3,22 +3,32 @@ import FleetAuthCore
 /// Runs async operations one at a time, in the order they were submitted.
 ///
 /// An actor does not do this: it is reentrant at every `await`, so a second update could
-/// overtake the first while the first waits for its token. Shared by FleetAuth's modules.
+/// overtake the first while the first waits for its token. A task cancelled while it
+/// waits for its turn leaves the queue at once without running its operation, so nothing
+/// queues behind it. Shared by FleetAuth's modules.
 package final class OrderedQueue: Sendable {
     private struct State {
         var busy = false
+        /// The ticket of the operation holding the turn.
+        var running: UInt64?
         var submitted = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var nextTicket: UInt64 = 0
+        /// Waiting operations in order: their ticket and what resumes them (`true`: run).
+        var waiting: [(ticket: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        /// Tickets cancelled before their continuation was queued.
+        var cancelledEarly: Set<UInt64> = []
     }
     private let state = LockedState(State())
 
     package init() {}
 
-    /// Waits for every earlier operation to finish, then runs `operation`.
+    /// Waits for every earlier operation to finish, then runs `operation`. When the task
+    /// is cancelled before its turn comes, `operation` does not run and the error
+    /// `cancelled()` makes is thrown.
     package func run<Result: Sendable, Failure: Error>(
-        _ operation: () async throws(Failure) -> Result
+        _ operation: () async throws(Failure) -> Result, cancelled: () -> Failure
     ) async throws(Failure) -> Result {
-        await acquire()
+        guard await acquire() else { throw cancelled() }
         defer { release() }
         return try await operation()
     }
@@ -28,29 +38,51 @@ package final class OrderedQueue: Sendable {
         state.withLock { $0.submitted }
     }
 
-    private func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admitted = state.withLock { state -> Bool in
-                state.submitted += 1
-                if state.busy {
-                    state.waiting.append(continuation)
-                    return false
+    /// Whether the caller got its turn (`false`: cancelled while waiting).
+    private func acquire() async -> Bool {
+        let ticket = state.withLock { state -> UInt64 in
+            state.submitted += 1
+            state.nextTicket += 1
+            return state.nextTicket
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let decision = state.withLock { state -> Bool? in
+                    if state.cancelledEarly.remove(ticket) != nil { return false }
+                    if state.busy {
+                        state.waiting.append((ticket, continuation))
+                        return nil
+                    }
+                    state.busy = true
+                    state.running = ticket
+                    return true
                 }
-                state.busy = true
-                return true
+                if let decision { continuation.resume(returning: decision) }
             }
-            if admitted { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                if let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) {
+                    return state.waiting.remove(at: index).continuation
+                }
+                // Admitted already: too late to leave. Not queued yet: it will see this.
+                if state.running != ticket { state.cancelledEarly.insert(ticket) }
+                return nil
+            }
+            waiter?.resume(returning: false)
         }
     }
 
     private func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             if state.waiting.isEmpty {
                 state.busy = false
+                state.running = nil
                 return nil
             }
-            return state.waiting.removeFirst()
+            let next = state.waiting.removeFirst()
+            state.running = next.ticket
+            return next.continuation
         }
-        next?.resume()
+        next?.resume(returning: true)
     }
 }

@@ -4,42 +4,12 @@ public import Foundation
 /// Where the fleet service lives, which provider (the operator's cloud project) the calls
 /// are for, and which flavor of fleet it runs. Builds the REST URLs of vehicles and trips.
 public struct FleetServiceEndpoint: Sendable {
-    /// The platform's two flavors: on-demand rides and scheduled deliveries. New flavors may
-    /// be added without breaking anyone.
-    public struct Fleet: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String, Hashable, Sendable { case onDemand = "on-demand", delivery }
-        private let value: Value
-
-        /// On-demand trips: vehicles are updated with `PUT …/vehicles/{id}`.
-        public static let onDemand = Fleet(value: .onDemand)
-        /// Scheduled deliveries: vehicles are updated with `PATCH …/deliveryVehicles/{id}`.
-        public static let delivery = Fleet(value: .delivery)
-
-        /// The flavor named `name` (`on-demand` or `delivery`), or `nil`.
-        public init?(named name: String) {
-            guard let value = Value(rawValue: name) else { return nil }
-            self.value = value
-        }
-
-        private init(value: Value) { self.value = value }
-
-        /// The REST collection of this flavor's vehicles.
-        public var vehicleCollection: String { value == .delivery ? "deliveryVehicles" : "vehicles" }
-        /// The method that updates a vehicle's location.
-        public var vehicleUpdateMethod: TransportRequest.Method { value == .delivery ? .patch : .put }
-        /// The `authorization` claim key that names this flavor's vehicles.
-        public var vehicleClaimKey: String { value == .delivery ? "deliveryvehicleid" : "vehicleid" }
-
-        /// `on-demand` or `delivery`.
-        public var description: String { value.rawValue }
-    }
-
     /// The service's base URL, such as `https://fleet.example.com`.
     public var baseURL: URL
     /// The operator's provider (cloud project) ID.
     public var providerID: String
     /// The flavor of fleet: on-demand (the default) or delivery.
-    public var fleet: Fleet
+    public var fleet: FleetFlavor
     /// Seconds one call may take.
     public var timeout: TimeInterval
     /// Allows plain `http` to hosts other than loopback.
@@ -47,7 +17,7 @@ public struct FleetServiceEndpoint: Sendable {
 
     /// Creates an endpoint.
     public init(
-        baseURL: URL, providerID: String, fleet: Fleet = .onDemand, timeout: TimeInterval = 15,
+        baseURL: URL, providerID: String, fleet: FleetFlavor = .onDemand, timeout: TimeInterval = 15,
         allowsInsecureHTTP: Bool = false
     ) {
         self.baseURL = baseURL
@@ -74,23 +44,46 @@ public struct FleetServiceEndpoint: Sendable {
         try url(["taskTrackingInfo", trackingID], query: nil, scope: .tracking(trackingID))
     }
 
-    private func url(_ tail: [String], query: String?, scope: AuthorizationScope) throws(FleetServiceError) -> URL {
+    /// Checks everything a call for `scope` needs before anything is sent: the scope's IDs
+    /// (vehicle, trip or task), the provider ID, the base URL (absolute, https or loopback
+    /// http unless ``allowsInsecureHTTP``) and the timeout. Throws a `caller` fault naming
+    /// the field and the rule.
+    /// Without a scope, checks the provider ID, base URL and timeout alone.
+    package func validate(_ scope: AuthorizationScope? = nil) throws(FleetServiceError) {
+        _ = try components(for: scope)
+    }
+
+    private func components(for scope: AuthorizationScope?) throws(FleetServiceError) -> URLComponents {
         func refuse(_ message: String) -> FleetServiceError {
             FleetServiceError(fault: .caller, message: message, scope: scope)
         }
         do {
-            _ = try scope.validated()
-            _ = try AuthorizationScope(kind: scope.kind, id: providerID).validated()
+            _ = try scope?.validated()
         } catch {
-            throw refuse("The provider ID or \(scope.kind) ID is empty or malformed: \(error.message)")
+            throw refuse(error.message)
         }
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased(), let host = components.host
-        else { throw refuse("The fleet service URL is not an absolute http(s) URL.") }
+        do {
+            try AuthorizationScope.checkID(providerID, field: "provider ID")
+        } catch {
+            throw refuse(error.message.replacingOccurrences(of: "pass the ID", with: "pass the provider (project) ID"))
+        }
+        guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
+        else { throw refuse("The fleet service URL is not an absolute http(s) URL; write it as https://host.") }
         guard scheme == "https" || (scheme == "http" && (allowsInsecureHTTP || TokenEndpoint.isLoopback(host))) else {
             throw refuse(
-                "The fleet service URL must use https (plain http only to loopback or with allowsInsecureHTTP).")
+                scheme == "http"
+                    ? "The fleet service URL uses plain http to \(host), which would send tokens in clear text; use https (plain http only to loopback or with allowsInsecureHTTP)."
+                    : "The fleet service URL's scheme `\(scheme)` is not https.")
         }
+        guard timeout > 0, timeout.isFinite else {
+            throw refuse("The fleet service timeout must be a positive number of seconds.")
+        }
+        return components
+    }
+
+    private func url(_ tail: [String], query: String?, scope: AuthorizationScope) throws(FleetServiceError) -> URL {
+        var components = try components(for: scope)
         let segments = ["v1", "providers", providerID] + tail
         let encoded = segments.map(URLTemplate.pathEncoded)
         let basePath =
@@ -98,7 +91,16 @@ public struct FleetServiceEndpoint: Sendable {
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         components.percentEncodedPath = basePath + "/" + encoded.joined(separator: "/")
         components.percentEncodedQuery = query
-        guard let url = components.url else { throw refuse("The fleet service URL could not be built.") }
+        guard let url = components.url else {
+            throw FleetServiceError(fault: .caller, message: "The fleet service URL could not be built.", scope: scope)
+        }
         return url
     }
+}
+
+extension FleetFlavor {
+    /// The REST collection of this flavor's vehicles.
+    public var vehicleCollection: String { self == .delivery ? "deliveryVehicles" : "vehicles" }
+    /// The method that updates a vehicle's location.
+    public var vehicleUpdateMethod: TransportRequest.Method { self == .delivery ? .patch : .put }
 }

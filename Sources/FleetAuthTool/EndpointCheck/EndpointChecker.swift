@@ -114,7 +114,7 @@ package struct EndpointChecker: Sendable {
             url: options.url, method: options.method, format: options.format ?? .tokenOnly, timeout: options.timeout)
         let request: TransportRequest
         do {
-            try endpoint.validate(for: options.scope.kind)
+            try endpoint.validate(for: [options.scope.kind])
             request = try endpoint.baseRequest(for: options.scope.validated())
             requested = request.url
         } catch {

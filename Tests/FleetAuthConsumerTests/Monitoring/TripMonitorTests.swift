@@ -21,7 +21,7 @@ struct TripMonitorTests {
         transport.mount(fleet)
         provider = try ConsumerTokenProvider(
             endpoint: TokenEndpoint(url: "https://backend.example.com/trip-token"), transport: transport, clock: clock)
-        monitor = TripMonitor(
+        monitor = try TripMonitor(
             fleetService: FleetServiceEndpoint(
                 baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
             authorization: provider, transport: transport, clock: clock)

@@ -96,7 +96,7 @@ struct TokenEndpointTests {
     ])
     func templatesAreFilledWithoutFurtherConfiguration(template: String, expected: String) throws {
         let endpoint = TokenEndpoint(url: template)
-        try endpoint.validate(for: .vehicle)
+        try endpoint.validate(for: [.vehicle])
         let request = try endpoint.baseRequest(for: .vehicle("v 42/x", taskID: "t-1"))
         #expect(request.url.absoluteString == expected)
     }
@@ -122,5 +122,5 @@ struct TokenEndpointTests {
 struct VehicleOnly: AuthorizationContext {
     var id: String
     var scope: AuthorizationScope { .vehicle(id) }
-    static var scopeKind: AuthorizationScope.Kind? { .vehicle }
+    static var scopeKinds: [AuthorizationScope.Kind] { [.vehicle] }
 }

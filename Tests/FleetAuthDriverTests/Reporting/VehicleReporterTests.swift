@@ -95,15 +95,45 @@ struct VehicleReporterTests {
 
     @Test func secondRejectionIsATokenFaultWithoutAStorm() async throws {
         let f = try ReporterFixture()
-        f.fleet.rejectNext([403, 403])
+        f.fleet.rejectNext([401, 401])
         do {
             _ = try await f.reporter("v-42").report(f.location())
             Issue.record("expected a token fault")
         } catch {
             #expect(error.fault == .token)
-            #expect(error.status == 403)
+            #expect(error.status == 401)
+            #expect(error.message.contains("refused a freshly fetched token too (HTTP 401"))
+            #expect(error.message.contains("PUT /v1/providers/demo-project/vehicles/v-42"))
         }
         #expect(f.fleet.calls.count == 2)
+        #expect(f.backend.mintedCount == 2)
+    }
+
+    @Test func aForbiddenFreshTokenStopsAtOnceWithTheServicesReason() async throws {
+        let f = try ReporterFixture()
+        f.fleet.rejectNext([403])
+        do {
+            _ = try await f.reporter("v-42").report(f.location())
+            Issue.record("expected a token fault")
+        } catch {
+            #expect(error.fault == .token && error.status == 403)
+            #expect(error.message.hasPrefix("The fleet service refused a token minted 0 s ago (HTTP 403"))
+            #expect(error.message.contains("the call was not repeated"))
+            #expect(!error.message.contains(".."))
+        }
+        // One call, one token: a refetch would only have minted the same permissions.
+        #expect(f.fleet.calls.count == 1)
+        #expect(f.backend.mintedCount == 1)
+    }
+
+    @Test func aForbiddenOlderTokenIsReplacedOnce() async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42")
+        _ = try await reporter.report(f.location())
+        f.clock.advance(by: 120)
+        f.fleet.rejectNext([403])
+        let receipt = try await reporter.report(f.location(1))
+        #expect(receipt.attempts == 2)
         #expect(f.backend.mintedCount == 2)
     }
 
@@ -292,7 +322,7 @@ struct HonestRejectionTests {
 @Suite("Vehicle reporter: delivery fleets")
 struct DeliveryReporterTests {
     /// A reporter for `fleet`, with tokens minted under `claimKey`.
-    func report(fleet: FleetServiceEndpoint.Fleet, claimKey: String) async throws
+    func report(fleet: FleetFlavor, claimKey: String, providerFleet: FleetFlavor? = nil) async throws
         -> (Result<VehicleReporter.Receipt, FleetServiceError>, InMemoryTransport, InMemoryFleetService)
     {
         let clock = ManualWallClock()
@@ -302,7 +332,8 @@ struct DeliveryReporterTests {
             InMemoryTokenBackend(clock: clock, configuration: .init(vehicleClaimKey: claimKey)), at: "/token")
         transport.mount(fleetService)
         let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
+            rules: TokenRules(fleet: providerFleet ?? fleet))
         let reporter = try VehicleReporter(
             fleetService: FleetServiceEndpoint(
                 baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project", fleet: fleet),
@@ -328,23 +359,41 @@ struct DeliveryReporterTests {
     }
 
     @Test(arguments: [
-        (FleetServiceEndpoint.Fleet.delivery, "vehicleid"), (FleetServiceEndpoint.Fleet.onDemand, "deliveryvehicleid"),
+        (FleetFlavor.delivery, "vehicleid"), (FleetFlavor.onDemand, "deliveryvehicleid"),
     ])
-    func aTokenForTheOtherFlavorIsRefusedByTheFleetService(fleet: FleetServiceEndpoint.Fleet, claimKey: String)
+    func aTokenForTheOtherFlavorIsRefusedBeforeAnyFleetCall(fleet: FleetFlavor, claimKey: String)
         async throws
     {
-        let (result, _, service) = try await report(fleet: fleet, claimKey: claimKey)
+        let (result, transport, service) = try await report(fleet: fleet, claimKey: claimKey)
         guard case .failure(let error) = result else {
             Issue.record("the other flavor's token was accepted")
             return
         }
-        #expect(error.fault == .token && error.status == 403)
-        #expect(service.calls.allSatisfy { !$0.accepted })
+        #expect(error.fault == .token && error.status == nil)
+        let cause = try #require(error.underlyingError as? FleetAuthError)
+        #expect(cause.code == .fleetMismatch)
+        #expect(cause.message.contains("under `\(claimKey)`"))
+        #expect(cause.message.contains("need `\(fleet.vehicleClaimKey)`"))
+        #expect(!cause.message.contains(".."))
+        // Nothing reached the fleet service, and nothing was cached: one fetch, refused.
+        #expect(service.calls.isEmpty)
+        #expect(transport.requestCount == 1)
+    }
+
+    @Test func aProviderSetForOnDemandNamesTheSettingWhenServedDeliveryTokens() async throws {
+        let (result, _, service) = try await report(
+            fleet: .delivery, claimKey: "deliveryvehicleid", providerFleet: .onDemand)
+        guard case .failure(let error) = result else {
+            Issue.record("a delivery token passed an on-demand provider")
+            return
+        }
+        #expect(error.message.contains("set TokenRules(fleet: .delivery)"))
+        #expect(service.calls.isEmpty)
     }
 
     @Test func flavorsAreNamedForCommandLines() {
-        #expect(FleetServiceEndpoint.Fleet(named: "delivery") == .delivery)
-        #expect(FleetServiceEndpoint.Fleet(named: "on-demand") == .onDemand)
-        #expect(FleetServiceEndpoint.Fleet(named: "rides") == nil)
+        #expect(FleetFlavor(named: "delivery") == .delivery)
+        #expect(FleetFlavor(named: "on-demand") == .onDemand)
+        #expect(FleetFlavor(named: "rides") == nil)
     }
 }
