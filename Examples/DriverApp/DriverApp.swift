@@ -91,7 +91,7 @@ struct DriverApp {
         }
         let statistics = provider.statistics
         print(
-            "summary: \(accepted) of \(updates) updates accepted, \(updates - accepted) failed; \(statistics.fetches) token fetches"
+            "summary: \(accepted) of \(updates) updates accepted, \(updates - accepted) failed; \(statistics.fetches) token \(statistics.fetches == 1 ? "fetch" : "fetches")"
         )
         return accepted == updates
     }

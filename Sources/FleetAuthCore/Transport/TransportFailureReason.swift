@@ -9,10 +9,10 @@ package enum TransportFailureReason {
         if let error = error as? FleetAuthError { return error.message }
         if error is CancellationError { return "cancelled" }
         if let error = error as? URLError { return describe(error.code) }
-        if let error = error as? POSIXError { return "\(posixReason(error.code)) (POSIX \(error.code.rawValue))" }
+        if let error = error as? POSIXError { return "\(posixReason(error.code)); POSIX error \(error.code.rawValue)" }
         let nsError = error as NSError
         if nsError.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(nsError.code)) {
-            return "\(posixReason(code)) (POSIX \(nsError.code))"
+            return "\(posixReason(code)); POSIX error \(nsError.code)"
         }
         return "\(type(of: error)) \(nsError.domain) \(nsError.code)"
     }
@@ -34,7 +34,7 @@ package enum TransportFailureReason {
             case .cancelled: "cancelled"
             default: "network error"
             }
-        return "\(reason) (URLError \(code.rawValue))"
+        return "\(reason); URLError \(code.rawValue)"
     }
 
     private static func posixReason(_ code: POSIXErrorCode) -> String {

@@ -121,15 +121,15 @@ public final class InMemoryTransport: HTTPTransport {
     /// Records the request, waits the latency, applies any fault, then routes it.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
-        let (fault, latency, handler) = state.withLock { state in
+        let (scripted, injector, index, latency, handler) = state.withLock { state in
             let index = state.requests.count
             state.requests.append(request)
-            let fault =
-                state.scriptedFaults.isEmpty
-                ? state.injector?(request, index) : state.scriptedFaults.removeFirst()
+            let scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
             let route = state.routes.first { $0.matches(request) }
-            return (fault, state.latency, route?.handler)
+            return (scripted, state.injector, index, state.latency, route?.handler)
         }
+        // The app's injector runs outside the lock: it may read this transport.
+        let fault = scripted ?? injector?(request, index)
         if latency > 0 { try await clock.sleep(for: latency) }
         switch fault?.value {
         case .connectionFailure?: throw URLError(.cannotConnectToHost)

@@ -1,0 +1,161 @@
+import FleetAuthDriver
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+@Suite("Fleet calls: errors that name the cause, and providers that misbehave")
+struct FleetCallErrorTests {
+    /// A token whose three parts are long enough to be recognised when quoted.
+    static let token =
+        "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJ2ZWhpY2xlaWQiOiJ2LTQyIiwiZXhwIjoxNzAwMDAwMDAwfQ.c2lnbmF0dXJlLXNlZ21lbnQtdGhhdC1pcy1zZWNyZXQ"
+
+    @Test(arguments: [0, 1, 2])
+    func aRejectionQuotingAnyPartOfTheTokenLosesIt(part: Int) {
+        let quoted = Self.token.split(separator: ".")[part]
+        let body = Data(#"{"error":{"message":"Bad token part \#(quoted) here"}}"#.utf8)
+        let rejection = TokenRejection(status: 401, body: body, token: Self.token)
+        #expect(!rejection.message.contains(quoted))
+        #expect(rejection.message.hasPrefix("Bad token part [token part] here"))
+    }
+
+    @Test func aRejectionQuotingAFragmentOfTheSignatureLosesIt() {
+        let signature = Self.token.split(separator: ".")[2]
+        let fragment = signature.prefix(20)
+        let rejection = TokenRejection(
+            status: 403, body: Data("signature \(fragment)… invalid".utf8), token: Self.token)
+        #expect(!rejection.message.contains(fragment))
+        // Ordinary words stay.
+        #expect(rejection.message.contains("signature") && rejection.message.contains("invalid"))
+    }
+
+    @Test func aRejectionsClosingPeriodDoesNotDoubleInASentence() {
+        let rejection = TokenRejection(status: 403, message: "Permission denied: token does not authorize v-42.")
+        #expect(rejection.description == "HTTP 403: Permission denied: token does not authorize v-42")
+    }
+
+    @Test func aFleetServiceThatRefusesTheConnectionIsNamed() async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42")
+        f.transport.setFaultInjector { request, _ in
+            request.url.host == "fleet.example.com" ? .connectionFailure : nil
+        }
+        do {
+            _ = try await reporter.report(f.location())
+            Issue.record("expected a network fault")
+        } catch {
+            #expect(error.fault == .network)
+            #expect(
+                error.message.hasPrefix(
+                    "PUT /v1/providers/demo-project/vehicles/v-42 to the fleet service got no answer (connection refused"
+                ))
+            #expect(!error.message.contains("updateMask"))
+        }
+    }
+
+    @Test func aTokenBackendThatRefusesTheConnectionIsNamed() async throws {
+        let f = try ReporterFixture()
+        f.transport.setFaultInjector { request, _ in
+            request.url.host == "backend.example.com" ? .connectionFailure : nil
+        }
+        let reporter = try f.reporter("v-42")
+        let outcome = Task { try await reporter.report(f.location()) }
+        // Let the retries run out on the manual clock.
+        for _ in 0..<40 {
+            for _ in 0..<50 { await Task.yield() }
+            f.clock.advance(by: 1)
+        }
+        do {
+            _ = try await outcome.value
+            Issue.record("expected a token fault")
+        } catch let error as FleetServiceError {
+            #expect(error.fault == .token)
+            #expect(error.message.contains("connection refused"), "\(error.message)")
+        }
+    }
+
+    @Test func aFleetService404NamesTheMethodAndPath() async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42")
+        f.transport.setFaultInjector { request, _ in
+            request.url.host == "fleet.example.com" ? .status(404) : nil
+        }
+        do {
+            _ = try await reporter.report(f.location())
+            Issue.record("expected a service fault")
+        } catch {
+            #expect(error.fault == .service && error.status == 404)
+            #expect(
+                error.message
+                    == "The fleet service answered HTTP 404 to PUT /v1/providers/demo-project/vehicles/v-42; check the provider ID, the vehicle ID and the fleet flavor."
+            )
+        }
+    }
+
+    /// A provider that never calls its completion.
+    final class SilentProvider: DriverAuthorization {
+        let calls = LockedState(0)
+        func fetchToken(
+            with authorizationContext: DriverAuthorizationContext?,
+            completion: @escaping AuthTokenFetchCompletionHandler
+        ) {
+            calls.withLock { $0 += 1 }
+        }
+    }
+
+    @Test func aProviderThatNeverAnswersFailsTheUpdateAtItsDeadlineAndTheNextOneIsNotStuck() async throws {
+        let f = try ReporterFixture()
+        let silent = SilentProvider()
+        let reporter = try f.reporter("v-42", authorization: silent)
+        let first = Task { try await reporter.report(f.location()) }
+        let second = Task { try await reporter.report(f.location(1)) }
+        // The first waits for the provider; at its 60-s deadline it fails, then the second
+        // gets its turn and its own deadline.
+        for _ in 0..<130 {
+            for _ in 0..<50 { await Task.yield() }
+            f.clock.advance(by: 1)
+        }
+        for task in [first, second] {
+            do {
+                _ = try await task.value
+                Issue.record("expected a token fault")
+            } catch let error as FleetServiceError {
+                #expect(error.fault == .token)
+                #expect(error.message.hasPrefix("The token provider did not answer within 60 s"))
+            }
+        }
+        #expect(silent.calls.withLock { $0 } == 2)
+        #expect(f.fleet.calls.isEmpty)
+    }
+
+    @Test func aCancelledUpdateWaitingOnASilentProviderEndsAtOnce() async throws {
+        let f = try ReporterFixture()
+        let silent = SilentProvider()
+        let reporter = try f.reporter("v-42", authorization: silent)
+        let first = Task { try await reporter.report(f.location()) }
+        while silent.calls.withLock({ $0 }) == 0 { await Task.yield() }
+        first.cancel()
+        await #expect(throws: FleetServiceError.self) { try await first.value }
+        // No time passed: cancellation, not the deadline, ended it.
+        #expect(f.clock.uptime() == ManualWallClock().uptime())
+    }
+
+    @Test func expiryDoesNotDependOnTheCallersClock() async throws {
+        // The provider runs on one manual clock, the reporter on another that is far ahead
+        // in uptime: the token is still fresh, because its expiry counts on its own clock.
+        let f = try ReporterFixture()
+        let reporterClock = ManualWallClock()
+        reporterClock.advance(by: 7200)
+        let reporter = try VehicleReporter(
+            fleetService: FleetServiceEndpoint(
+                baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+            vehicleID: "v-42", authorization: f.provider, transport: f.transport, clock: reporterClock)
+        let receipt = try await reporter.report(f.location())
+        #expect(receipt.status == 200 && receipt.attempts == 1)
+        #expect(f.backend.mintedCount == 1)
+        // And the other way round: once the provider's clock passes the token's expiry,
+        // a reporter whose clock stood still still sees it expired.
+        let token = try await f.provider.token(for: DriverAuthorizationContext(vehicleID: "v-42"))
+        f.clock.advance(by: 3700)
+        #expect(token.remainingLife(wallNow: reporterClock.now()) < 0)
+    }
+}
