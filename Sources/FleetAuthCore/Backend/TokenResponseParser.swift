@@ -60,6 +60,16 @@ package struct TokenResponseParser: Sendable {
         return (receivedAt, true)
     }
 
+    /// How far the backend's clock is ahead of the device's: by its `Date` header, else by
+    /// an `iat` in the device's future (a past `iat` may just be an older token); 0 unknown.
+    private static func issuerClockOffset(_ response: TransportResponse, claims: JWTClaims, receivedAt: Date)
+        -> TimeInterval
+    {
+        if let date = serverDate(response) { return date.timeIntervalSince(receivedAt) }
+        if let iat = claims.issuedAt, iat > receivedAt { return iat.timeIntervalSince(receivedAt) }
+        return 0
+    }
+
     private func parse(
         _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, clock: (any WallClock)?
     ) throws(FleetAuthError) -> AuthToken {
@@ -132,7 +142,8 @@ package struct TokenResponseParser: Sendable {
         }
         return AuthToken(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
-            lifetime: lifetime, expiresAtUptime: clock.uptime() + remaining, on: clock)
+            lifetime: lifetime, expiresAtUptime: clock.uptime() + remaining, on: clock,
+            issuerClockOffset: Self.issuerClockOffset(response, claims: claims, receivedAt: receivedAt))
     }
 
     private func checkStatus(_ response: TransportResponse) throws(FleetAuthError) {

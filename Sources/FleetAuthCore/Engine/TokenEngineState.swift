@@ -39,11 +39,9 @@ struct TokenEngineState {
         func failure(at now: TimeInterval) -> FleetAuthError {
             let duration = now - since
             guard duration >= 1 else { return error }
-            let minutes = Int(duration) / 60
-            let seconds = Int(duration) % 60
-            let spoken = minutes == 0 ? "\(seconds) s" : "\(minutes) min \(seconds) s"
             return error.appending(
-                "The token backend has been failing for \(spoken): no token since the first failed attempt.")
+                "The token backend has been failing for \(SpokenDuration.describe(duration)): no token since the first failed attempt."
+            )
         }
     }
 

@@ -69,6 +69,9 @@ package struct TokenFetcher: Sendable {
                     .fetchSucceeded(
                         scope, fingerprint: token.fingerprint, duration: finished - start,
                         expiresIn: (token.expiresAtUptime ?? finished) - finished))
+                if abs(token.issuerClockOffset) > parser.policy.expiryTolerance {
+                    emit(.clockDisagreement(scope, fingerprint: token.fingerprint, offset: token.issuerClockOffset))
+                }
                 return .success(token)
             case .failure(let error):
                 var wait: TimeInterval?

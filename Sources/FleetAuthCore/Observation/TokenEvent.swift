@@ -24,6 +24,11 @@ public enum TokenEvent: Sendable, CustomStringConvertible {
     /// contract's minimum remaining lifetime, above the outage floor, because the backend
     /// fails for a transient reason (`reason`, the last attempt's error).
     case servedDegraded(AuthorizationScope, fingerprint: String, remaining: TimeInterval, reason: FleetAuthError)
+    /// A token arrived from a backend whose clock disagreed with the device's by `offset`
+    /// seconds (positive: the backend ahead), beyond the refresh policy's expiry tolerance.
+    /// The token is kept, its life read off the backend's clock; if the fleet service
+    /// refuses it, the backend's clock is the likely cause.
+    case clockDisagreement(AuthorizationScope, fingerprint: String, offset: TimeInterval)
     /// A background refresh started for a stale token.
     case refreshScheduled(AuthorizationScope)
     /// `invalidate` ran; `dropped` says whether the token was still the cached one.
@@ -50,6 +55,10 @@ public enum TokenEvent: Sendable, CustomStringConvertible {
             let status = reason.status.map { " HTTP \($0)" } ?? ""
             let left = "with \(Int(remaining)) s left"
             return "servedDegraded \(scope) \(fingerprint) \(left): the backend fails (\(reason.code)\(status))"
+        case .clockDisagreement(let scope, let fingerprint, let offset):
+            let side = offset > 0 ? "ahead of" : "behind"
+            return
+                "clockDisagreement \(scope) \(fingerprint): the backend's clock is \(SpokenDuration.describe(offset)) \(side) this device's"
         case .refreshScheduled(let scope): return "refreshScheduled \(scope)"
         case .invalidated(let scope, let fingerprint, let dropped):
             return "invalidated \(scope) \(fingerprint) \(dropped ? "dropped" : "not cached")"

@@ -35,7 +35,7 @@ extension TokenEvent {
         case .servedFresh, .servedStale, .failureReplayed, .fetchStarted, .refreshScheduled: return .debug
         case .fetchSucceeded, .invalidated, .invalidatedAll, .evicted: return .info
         case .fetchFailed(_, _, _, let retryIn): return retryIn == nil ? .error : .warning
-        case .servedDegraded: return .warning
+        case .servedDegraded, .clockDisagreement: return .warning
         }
     }
 }

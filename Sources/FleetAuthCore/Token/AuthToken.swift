@@ -22,14 +22,17 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
         let expiresAtUptime: TimeInterval?
         /// The clock `expiresAtUptime` counts on: uptimes of two clocks do not compare.
         let uptimeClock: (any WallClock)?
+        /// How far the backend's clock ran ahead of the device's when the token arrived.
+        let issuerClockOffset: TimeInterval
         /// The decoded claims, filled on first use: most tokens never need them, and a
         /// cache of 100,000 should not carry them all (nor a lock each).
         private var decoded: JWTClaims?
 
         init(
             value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
-            expiresAtUptime: TimeInterval?, uptimeClock: (any WallClock)?
+            expiresAtUptime: TimeInterval?, uptimeClock: (any WallClock)?, issuerClockOffset: TimeInterval = 0
         ) {
+            self.issuerClockOffset = issuerClockOffset
             self.value = value
             self.scope = scope
             self.receivedAt = receivedAt
@@ -108,11 +111,25 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// left whatever clock they hold.
     package init(
         value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
-        expiresAtUptime: TimeInterval, on clock: any WallClock
+        expiresAtUptime: TimeInterval, on clock: any WallClock, issuerClockOffset: TimeInterval = 0
     ) {
         storage = Storage(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime,
-            expiresAtUptime: expiresAtUptime, uptimeClock: clock)
+            expiresAtUptime: expiresAtUptime, uptimeClock: clock, issuerClockOffset: issuerClockOffset)
+    }
+
+    /// How far the backend's clock (its `Date` header, or an `iat` in the device's future)
+    /// ran ahead of the device's when the token arrived; negative when behind, 0 when
+    /// unknown.
+    package var issuerClockOffset: TimeInterval { storage.issuerClockOffset }
+
+    /// A sentence for a 401 or 403 about a token whose backend's clock disagreed with the
+    /// device's by more than `tolerance`; `nil` otherwise.
+    package func clockDisagreement(tolerance: TimeInterval = 60) -> String? {
+        let offset = issuerClockOffset
+        guard abs(offset) > tolerance else { return nil }
+        return
+            "When this token arrived the backend's clock was \(SpokenDuration.describe(offset)) \(offset > 0 ? "ahead of" : "behind") this device's, and the fleet service judges `iat` and `exp` by true time: if this device's clock is right, the backend's clock may be off by \(SpokenDuration.describe(offset))."
     }
 
     /// The life left: on the monotonic clock of the provider that fetched the token when

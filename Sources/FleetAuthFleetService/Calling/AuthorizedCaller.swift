@@ -52,7 +52,7 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                 throw FleetServiceError(
                     fault: .token,
                     message:
-                        "The fleet service refused a token minted \(Int(age)) s ago (\(rejection)) for \(Self.call(request)); a new token from the same backend would carry the same permissions, so the call was not repeated. Fix what the fleet service names (claim key, IDs, project, audience) in the backend's minting.",
+                        "The fleet service refused a token minted \(Int(age)) s ago (\(rejection)) for \(Self.call(request)); a new token from the same backend would carry the same permissions, so the call was not repeated. Fix what the fleet service names (claim key, IDs, project, audience) in the backend's minting.\(Self.clockNote(token))",
                     scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
                     underlyingError: rejection)
             }
@@ -65,7 +65,7 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                 throw FleetServiceError(
                     fault: .token,
                     message:
-                        "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind).",
+                        "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind).\(Self.clockNote(token))",
                     scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
                     underlyingError: rejection)
             }
@@ -90,6 +90,11 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     private func mintedAge(of token: AuthToken) -> TimeInterval? {
         guard token.expiresAtUptime != nil, token.lifetime > 0 else { return nil }
         return max(0, token.lifetime - token.remainingLife(wallNow: clock.now()))
+    }
+
+    /// A closing sentence when the token's backend's clock disagreed with the device's.
+    private static func clockNote(_ token: AuthToken) -> String {
+        token.clockDisagreement().map { " " + $0 } ?? ""
     }
 
     /// `PUT /v1/providers/p/vehicles/v-42`: the method and path, never query values.

@@ -43,11 +43,15 @@ public struct TransportConformanceSuite: Sendable {
     public let transport: any HTTPTransport
     /// The server's base URL, such as `http://127.0.0.1:8080`.
     public let baseURL: URL
+    /// How long (real time) a request cancelled mid-flight may take to end before the
+    /// `cancellation` check fails instead of hanging. Default 5 s.
+    public let cancellationDeadline: Duration
 
     /// Creates the suite.
-    public init(transport: any HTTPTransport, baseURL: URL) {
+    public init(transport: any HTTPTransport, baseURL: URL, cancellationDeadline: Duration = .seconds(5)) {
         self.transport = transport
         self.baseURL = baseURL
+        self.cancellationDeadline = cancellationDeadline
     }
 
     /// The names of the checks, in the order ``run()`` runs them.
@@ -177,17 +181,45 @@ public struct TransportConformanceSuite: Sendable {
         return nil
     }
 
+    /// Cancels a request to the hanging route once it is in flight (after a few
+    /// milliseconds of real time, well after `send` began), and fails rather than hangs
+    /// when the transport does not end it within ``cancellationDeadline``: a transport
+    /// that checks cancellation only before it sends defeats every timeout of the SDK.
     private func checkCancellation() async -> Failure? {
         let transport = self.transport
         let request = TransportRequest(url: url("/conformance/hang"), timeout: 60)
-        let task = Task { try await transport.send(request) }
-        task.cancel()
-        switch await task.result {
-        case .success(let response):
+        let outcome = LockedState<CheckedContinuation<Result<TransportResponse, any Error>?, Never>?>(nil)
+        let finish = { @Sendable (result: Result<TransportResponse, any Error>?) in
+            let waiter = outcome.withLock { waiter in
+                defer { waiter = nil }
+                return waiter
+            }
+            waiter?.resume(returning: result)
+        }
+        let deadline = cancellationDeadline
+        let result: Result<TransportResponse, any Error>? = await withCheckedContinuation { continuation in
+            outcome.withLock { $0 = continuation }
+            let send = Task { try await transport.send(request) }
+            Task {
+                try? await Task.sleep(for: .milliseconds(50))
+                send.cancel()
+                try? await Task.sleep(for: deadline)
+                finish(nil)
+            }
+            Task { finish(await send.result) }
+        }
+        switch result {
+        case nil:
+            return Failure(
+                check: "cancellation",
+                detail:
+                    "a request cancelled in flight had not ended after \(deadline); stop the request when the task is cancelled, not only before sending"
+            )
+        case .success(let response)?:
             return Failure(
                 check: "cancellation",
                 detail: "a cancelled request returned HTTP \(response.status); throw CancellationError")
-        case .failure(let error):
+        case .failure(let error)?:
             guard error is CancellationError else {
                 return Failure(
                     check: "cancellation",

@@ -29,6 +29,26 @@ struct TransportConformanceSuiteTests {
         }
     }
 
+    /// A transport that checks cancellation once, then sends without honouring it.
+    struct CheckOnceTransport: HTTPTransport {
+        let base: InMemoryTransport
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            try Task.checkCancellation()
+            // Detached: the request runs on whatever the caller does.
+            return try await Task.detached { try await base.send(request) }.value
+        }
+    }
+
+    @Test func aTransportThatChecksCancellationOnlyBeforeSendingFailsInsteadOfHanging() async {
+        let inner = InMemoryTransport()
+        inner.mountConformanceRoutes()
+        let suite = TransportConformanceSuite(
+            transport: CheckOnceTransport(base: inner), baseURL: base, cancellationDeadline: .milliseconds(200))
+        let failure = await suite.check("cancellation")
+        #expect(failure?.detail.contains("had not ended") == true, "\(String(describing: failure))")
+    }
+
     @Test func aCarelessTransportFailsTheRightChecks() async {
         let inner = InMemoryTransport()
         inner.mountConformanceRoutes()

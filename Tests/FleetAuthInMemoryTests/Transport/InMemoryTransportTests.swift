@@ -57,6 +57,16 @@ struct InMemoryTransportTests {
         #expect(statuses == [503, 200, 503, 200])
     }
 
+    @Test func aFaultInjectorMayReadTheTransport() async throws {
+        // The injector runs outside the transport's lock: reading its state does not deadlock.
+        let transport = InMemoryTransport()
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        transport.setFaultInjector { _, _ in transport.requestCount > 2 ? .status(503) : nil }
+        var statuses: [Int] = []
+        for _ in 0..<3 { statuses.append(try await transport.send(TransportRequest(url: url)).status) }
+        #expect(statuses == [200, 200, 503])
+    }
+
     @Test func hangEndsOnlyByCancellation() async {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock)
