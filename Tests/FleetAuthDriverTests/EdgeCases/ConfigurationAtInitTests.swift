@@ -1,4 +1,3 @@
-import FleetAuthConsumer
 import FleetAuthDriver
 import FleetAuthInMemory
 import Foundation
@@ -21,22 +20,6 @@ struct ConfigurationAtInitTests {
             guard let error = error as? FleetAuthError else { return false }
             return error.message.contains(named)
                 && (error.code == .invalidConfiguration || error.code == .insecureEndpoint)
-        }
-    }
-
-    @Test func aConsumerProviderRefusesATemplateItsContextsCannotFill() {
-        #expect {
-            _ = try ConsumerTokenProvider(
-                endpoint: TokenEndpoint(url: "https://b.example.com/token/{vehicleId}"), transport: transport)
-        } throws: { error in
-            (error as? FleetAuthError)?.code == .invalidConfiguration
-                && (error as? FleetAuthError)?.message.contains("`{vehicleId}` names a vehicle ID") == true
-        }
-        // Its own kinds' placeholders are accepted.
-        for url in ["https://b.example.com/token/{tripId}", "https://b.example.com/token/{trackingId}"] {
-            #expect(throws: Never.self) {
-                _ = try ConsumerTokenProvider(endpoint: TokenEndpoint(url: url), transport: transport)
-            }
         }
     }
 
@@ -85,18 +68,9 @@ struct ConfigurationAtInitTests {
         ("http://fleet.example.com", "plain http to fleet.example.com"),
         ("ftp://fleet.example.com", "scheme `ftp` is not https"),
     ])
-    func aReporterAndAMonitorRefuseAnUnusableFleetURL(baseURL: String, named: String) throws {
+    func aReporterRefusesAnUnusableFleetURL(baseURL: String, named: String) throws {
         #expect {
             _ = try reporter(baseURL: baseURL)
-        } throws: { error in
-            (error as? FleetServiceError)?.message.contains(named) == true
-        }
-        let consumer = try ConsumerTokenProvider(
-            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport)
-        #expect {
-            _ = try TripMonitor(
-                fleetService: FleetServiceEndpoint(baseURL: URL(string: baseURL)!, providerID: "demo-project"),
-                authorization: consumer, transport: transport)
         } throws: { error in
             (error as? FleetServiceError)?.message.contains(named) == true
         }
