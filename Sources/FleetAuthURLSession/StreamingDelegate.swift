@@ -10,7 +10,10 @@ import FleetAuthCore
 /// The delegate of the session a ``URLSessionTransport`` makes for itself: it refuses every
 /// redirect, and reads each body as it streams in, refusing one whose `Content-Length`
 /// announces more than the cap before any of it is read, and stopping one that grows past
-/// the cap, so no more than the cap and one chunk is ever held.
+/// the cap, so this delegate never holds more than the cap and one chunk. On Linux,
+/// Foundation queues each chunk for the delegate without flow control, so a body streamed
+/// past the cap is held in that queue until the cancel reaches libcurl (see README,
+/// *Bounded input*).
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // Safe because `tasks` and `peak` are only read and written while `lock` is held, and
     // the NSObject base has no state of its own that callbacks touch.
