@@ -64,13 +64,67 @@ struct EndpointCheckerTests {
     @Test func theDeliverySampleBackendsPass() async {
         let driver = await CommandRun.run([
             "check-endpoint", "--url", server.url("/token/delivery_driver/{vehicleId}"), "--vehicle-id", "dv-1",
+            "--fleet", "delivery",
         ])
         #expect(driver.status == 0, "\(driver.output)")
+        #expect(driver.line("authorization")?.contains("covers vehicle dv-1 under `deliveryvehicleid`") == true)
         let consumer = await CommandRun.run([
             "check-endpoint", "--url", server.url("/token/delivery_consumer/{trackingId}"), "--tracking-id", "s-1",
         ])
         #expect(consumer.status == 0, "\(consumer.output)")
         #expect(consumer.line("authorization")?.contains("covers tracking ID s-1") == true, "\(consumer.output)")
+    }
+
+    @Test(arguments: [
+        ("/token/delivery_driver/{vehicleId}", [String](), "`deliveryvehicleid` (delivery fleets)", "--fleet delivery"),
+        ("/token/driver/{vehicleId}", ["--fleet", "delivery"], "`vehicleid` (on-demand fleets)", "--fleet on-demand"),
+    ])
+    func aTokenForTheOtherFlavorFailsNamingBothKeys(path: String, flags: [String], found: String, hint: String) async {
+        let run = await CommandRun.run(
+            ["check-endpoint", "--url", server.url(path), "--vehicle-id", "dv-1"] + flags)
+        #expect(run.status == 1, "\(run.output)")
+        let line = run.line("authorization") ?? ""
+        #expect(line.contains("failure") && line.contains("names the vehicle under \(found)"), "\(run.output)")
+        #expect(run.output.contains("pass \(hint)"), "\(run.output)")
+    }
+
+    @Test func aTaskClaimNamingAnotherTaskFailsAsTheSDKRefusesIt() async {
+        let run = await CommandRun.run([
+            "check-endpoint", "--url", server.url("/token/delivery_driver/{vehicleId}?taskid=task-1"),
+            "--vehicle-id", "dv-1", "--task-id", "task-9", "--fleet", "delivery",
+        ])
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.line("authorization")?.contains("does not name task task-9") == true, "\(run.output)")
+    }
+
+    @Test(arguments: [
+        (["--vehicle-id", "a/b"], "--vehicle-id: The vehicle ID contains `/`"),
+        (["--vehicle-id", String(repeating: "x", count: 65)], "--vehicle-id: The vehicle ID has 65 characters"),
+        (["--vehicle-id", ""], "--vehicle-id: The vehicle ID is empty"),
+        (["--vehicle-id", "v-1", "--task-id", "t:9"], "--task-id: The task ID contains `:`"),
+        (["--trip-id", "t#1"], "--trip-id: The trip ID contains `#`"),
+        (["--vehicle-id", "v-1", "--fleet", "rides"], "--fleet takes on-demand or delivery, not rides"),
+    ])
+    func aBadIDOrFlagIsAUsageErrorNamingTheRule(flags: [String], message: String) async {
+        let run = await CommandRun.run(["check-endpoint", "--url", server.url("/token/token-only")] + flags)
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.errors.contains("fleetauth: \(message)"), "\(run.errors)")
+    }
+
+    @Test func theTimeoutBoundsAnEndpointThatNeverAnswers() async {
+        let run = await CommandRun.run([
+            "check-endpoint", "--url", server.url("/conformance/hang"), "--vehicle-id", "v-1", "--timeout", "0.3",
+        ])
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.line("request")?.contains("no answer within 0.3 s") == true, "\(run.output)")
+    }
+
+    @Test func theResultLineCountsInGoodGrammar() async {
+        let run = await CommandRun.run([
+            "check-endpoint", "--url", server.url("/token/swift-sample?wildcard=1"), "--vehicle-id", "v-1",
+        ])
+        #expect(run.output.contains("(1 failure, 0 warnings,"), "\(run.output)")
+        #expect(run.output.contains("format: --format swift-sample (Swift: .swiftSample())"), "\(run.output)")
     }
 
     @Test func anUnknownPlaceholderIsAConfigurationFailureBeforeAnyRequest() async {

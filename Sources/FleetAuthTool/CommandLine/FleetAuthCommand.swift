@@ -9,7 +9,8 @@ package enum FleetAuthCommand {
         usage: fleetauth check-endpoint --url URL (--vehicle-id ID [--task-id ID] | --trip-id ID | --tracking-id ID)
                                         [--header 'Name: value']... [--format PRESET] [--post]
                                         [--token-key KEY [--expiry-key KEY --expiry-unit UNIT]]
-                                        [--allow-wildcard] [--audience AUD|none] [--timeout SECONDS] [--json]
+                                        [--fleet on-demand|delivery] [--allow-wildcard] [--audience AUD|none]
+                                        [--timeout SECONDS] [--json]
 
         Fetches a token the way the FleetAuth SDK does and checks the answer: status,
         redirects, content type, size, shape and expiry unit, the JWT's header and claims,
@@ -18,6 +19,8 @@ package enum FleetAuthCommand {
 
         --token-key, --expiry-key, --expiry-unit: a body with key names of its own; UNIT is
         seconds, milliseconds (absolute Unix time) or seconds-from-now.
+        --fleet: the flavor whose claim key must name the vehicle (default on-demand:
+        vehicleid; delivery: deliveryvehicleid).
         --audience: the aud tokens must name, as the SDK requires (default
         \(TokenRules.fleetServiceAudience)); none skips the check.
         PRESET: \(TokenResponseFormat.presetNames.map(\.name).joined(separator: ", "))
@@ -75,6 +78,7 @@ package enum FleetAuthCommand {
         var tokenKey: String?
         var expiryKey: String?
         var expiryUnit: TokenResponseFormat.ExpiryUnit?
+        var fleet = FleetFlavor.onDemand
         var rest = arguments.dropFirst()[...]
         func value(_ flag: String) throws(UsageError) -> String {
             guard let next = rest.first, !next.hasPrefix("--") else {
@@ -109,6 +113,12 @@ package enum FleetAuthCommand {
                     throw UsageError(message: "--timeout takes a positive number of seconds")
                 }
                 timeout = seconds
+            case "--fleet":
+                let name = try value(flag)
+                guard let named = FleetFlavor(named: name) else {
+                    throw UsageError(message: "--fleet takes on-demand or delivery, not \(name)")
+                }
+                fleet = named
             case "--json": json = true
             case "--allow-wildcard": allowWildcard = true
             case "--audience":
@@ -148,9 +158,17 @@ package enum FleetAuthCommand {
                 message:
                     "give exactly one of --vehicle-id, --trip-id and --tracking-id (--task-id goes with --vehicle-id)")
         }
+        do {
+            _ = try scope.validated()
+        } catch {
+            let flag =
+                error.message.hasPrefix("The task ID")
+                ? "--task-id" : "--\(scope.kind == .tracking ? "tracking" : "\(scope.kind)")-id"
+            throw UsageError(message: "\(flag): \(error.message)")
+        }
         let options = EndpointChecker.Options(
             url: url, scope: scope, headers: headers, format: format, allowWildcard: allowWildcard, audience: audience,
-            method: post ? .post : .get, timeout: timeout)
+            method: post ? .post : .get, timeout: timeout, fleet: fleet)
         return (options, json)
     }
 }

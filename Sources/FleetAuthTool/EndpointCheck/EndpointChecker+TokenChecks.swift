@@ -166,10 +166,35 @@ extension EndpointChecker {
 
     func checkAuthorization(_ claims: JWTClaims, into findings: inout [Finding]) {
         let scope = options.scope
-        let granted = claims.authorization.filter { scope.kind.claimKeys.contains($0.key.lowercased()) }.flatMap(
-            \.value)
+        if rules.fleetViolation(in: claims, for: scope) != nil {
+            let other = options.fleet.other
+            findings.append(
+                Finding(
+                    "authorization", .failure,
+                    "names the vehicle under `\(other.vehicleClaimKey)` (\(other) fleets); a \(options.fleet) vehicle needs `\(options.fleet.vehicleClaimKey)`",
+                    fix:
+                        "mint the token for the \(options.fleet) fleet, or pass --fleet \(other) if the vehicle is \(other)"
+                ))
+            return
+        }
+        let keys = scope.kind == .vehicle ? [options.fleet.vehicleClaimKey] : scope.kind.claimKeys
+        let named = claims.authorization.filter { keys.contains($0.key.lowercased()) }
+        let granted = named.flatMap(\.value)
         if granted.contains(scope.id) {
-            findings.append(Finding("authorization", .ok, "covers \(scope)"))
+            guard claims.covers(scope) else {
+                let tasks = claims.authorization.filter { JWTClaims.taskClaimKeys.contains($0.key.lowercased()) }
+                let shown = tasks.map { "\($0.key): \($0.value.isEmpty ? "[]" : $0.value.joined(separator: ", "))" }
+                findings.append(
+                    Finding(
+                        "authorization", .failure,
+                        "names \(scope.kind) \(scope.id), but its task claim (\(shown.sorted().joined(separator: "; "))) does not name task \(scope.taskID ?? "")",
+                        fix:
+                            "mint the token with taskid (or taskids) naming the requested task, or without a task claim"
+                    ))
+                return
+            }
+            let key = named.keys.sorted().joined(separator: ", ")
+            findings.append(Finding("authorization", .ok, "covers \(scope) under `\(key)`"))
         } else if granted.contains(JWTClaims.wildcard) {
             findings.append(
                 rules.wildcardViolation(in: claims, for: scope) == nil

@@ -25,15 +25,19 @@ package struct EndpointChecker: Sendable {
         package var audience: String?
         /// `POST` instead of `GET`.
         package var method: TransportRequest.Method
-        /// Seconds the request may take.
+        /// Seconds the request may take: bounds the whole exchange on the checker's clock,
+        /// as the SDK bounds each attempt.
         package var timeout: TimeInterval
+        /// The fleet flavor whose claim key must name the vehicle, as the SDK's rules.
+        package var fleet: FleetFlavor
 
         /// Creates options.
         package init(
             url: String, scope: AuthorizationScope, headers: [String: String] = [:], format: TokenResponseFormat? = nil,
             allowWildcard: Bool = false, audience: String? = TokenRules.fleetServiceAudience,
-            method: TransportRequest.Method = .get, timeout: TimeInterval = 15
+            method: TransportRequest.Method = .get, timeout: TimeInterval = 15, fleet: FleetFlavor = .onDemand
         ) {
+            self.fleet = fleet
             self.audience = audience
             self.url = url
             self.scope = scope
@@ -63,7 +67,9 @@ package struct EndpointChecker: Sendable {
     }
 
     /// The audience and wildcard rules the SDK would apply with these options.
-    var rules: TokenRules { TokenRules(expectedAudience: options.audience, allowsWildcard: options.allowWildcard) }
+    var rules: TokenRules {
+        TokenRules(expectedAudience: options.audience, allowsWildcard: options.allowWildcard, fleet: options.fleet)
+    }
     static let bodyCap = 64 * 1024
 
     /// What to check.
@@ -87,7 +93,7 @@ package struct EndpointChecker: Sendable {
         return EndpointReport(
             url: requested.map { Self.display($0, scope: options.scope) } ?? options.url, scope: options.scope,
             findings: findings, tokenFingerprint: token.map(AuthToken.fingerprint(of:)),
-            formatFlags: format.map { Self.howToName($0).flags })
+            formatFlags: format.map { Self.howToName($0).flags }, formatSwift: format.map { Self.howToName($0).swift })
     }
 
     /// The URL as requested, without user info and with the values of query items other
@@ -137,7 +143,18 @@ package struct EndpointChecker: Sendable {
 
         let response: TransportResponse
         do {
-            response = try await transport.send(headed)
+            let (transport, bounded) = (self.transport, headed)
+            guard let answer = try await clock.withTimeout(options.timeout, { try await transport.send(bounded) })
+            else {
+                findings.append(
+                    Finding(
+                        "request", .failure, "no answer within \(String(format: "%.1f", options.timeout)) s",
+                        fix:
+                            "the SDK gives up after its timeout too: make the endpoint answer faster, or raise --timeout"
+                    ))
+                return nil
+            }
+            response = answer
         } catch {
             findings.append(
                 Finding(

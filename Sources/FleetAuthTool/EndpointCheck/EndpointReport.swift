@@ -15,6 +15,8 @@ package struct EndpointReport: Sendable {
     /// The `fleetauth` flags that name the response format the body matched (`--format
     /// jwt-expiration-timestamp`), if one did.
     package var formatFlags: String? = nil
+    /// The Swift expression of that format (`.jwtWithExpirationTimestamp`), if one matched.
+    package var formatSwift: String? = nil
 
     /// The worst verdict among the findings.
     package var verdict: Finding.Verdict { findings.map(\.verdict).max() ?? .ok }
@@ -31,6 +33,9 @@ package struct EndpointReport: Sendable {
             lines.append("  \(verdict) \(check) \(finding.seen)")
             if !finding.fix.isEmpty { lines.append("  \(String(repeating: " ", count: 27))fix: \(finding.fix)") }
         }
+        if let formatFlags {
+            lines.append("  format: \(formatFlags) (Swift: \(formatSwift ?? "?"))")
+        }
         if let tokenFingerprint {
             lines.append("  token fingerprint \(tokenFingerprint) (the token itself is never printed)")
         }
@@ -39,8 +44,10 @@ package struct EndpointReport: Sendable {
         if warnings > 0 {
             lines.append("  warnings are advisories: the SDK takes the token all the same; failures it refuses")
         }
+        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         lines.append(
-            "result: \(verdict.rawValue) (\(failures) failures, \(warnings) warnings, \(findings.count) checks)")
+            "result: \(verdict.rawValue) (\(counted(failures, "failure")), \(counted(warnings, "warning")), \(counted(findings.count, "check")))"
+        )
         return lines.joined(separator: "\n")
     }
 
@@ -48,7 +55,7 @@ package struct EndpointReport: Sendable {
     package var json: String {
         let object: [String: Any] = [
             "url": url, "scope": scope.description, "verdict": verdict.rawValue,
-            "format": formatFlags ?? NSNull(),
+            "format": formatFlags ?? NSNull(), "swiftFormat": formatSwift ?? NSNull(),
             "tokenFingerprint": tokenFingerprint ?? NSNull(),
             "findings": findings.map {
                 ["check": $0.check, "verdict": $0.verdict.rawValue, "seen": $0.seen, "fix": $0.fix]

@@ -45,11 +45,13 @@ def verify_rs256(token):
 
 def mint(claim_key, object_id, lifetime, now, options=None):
     """A signed token; `options` (query items) can break it on purpose: alg, aud (another
-    audience), noKid, noAud, noIss, noIat, noExp."""
+    audience), noKid, noAud, noIss, noIat, noExp; taskid adds a task claim naming that task."""
     options = options or {}
     header = {"alg": options.get("alg", "RS256"), "typ": "JWT", "kid": KEY_ID}
     payload = {"iss": ACCOUNT, "sub": ACCOUNT, "aud": options.get("aud", AUDIENCE), "iat": int(now),
                "exp": int(now + lifetime), "authorization": {claim_key: object_id}}
+    if "taskid" in options:
+        payload["authorization"]["taskid"] = options["taskid"]
     for flag, field, container in (("noKid", "kid", header), ("noAud", "aud", payload), ("noIss", "iss", payload),
                                    ("noIat", "iat", payload), ("noExp", "exp", payload)):
         if flag in options:
