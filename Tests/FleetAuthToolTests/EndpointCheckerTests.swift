@@ -119,6 +119,22 @@ struct EndpointCheckerTests {
         #expect(run.line("request")?.contains("no answer within 0.3 s") == true, "\(run.output)")
     }
 
+    @Test func anOversizedBodyPointsAtTheBodyNotTheServer() async {
+        let run = await CommandRun.run([
+            "check-endpoint", "--url", server.url("/conformance/bytes?count=20000000"), "--vehicle-id", "v-1",
+        ])
+        #expect(run.status == 1)
+        #expect(run.line("body-size")?.contains("failure") == true, "\(run.output)")
+        #expect(run.output.contains("fix: return only the token and its expiry"), "\(run.output)")
+        #expect(!run.output.contains("up and reachable"), "\(run.output)")
+    }
+
+    @Test func aRefusedConnectionIsNamed() async {
+        let run = await CommandRun.run(["check-endpoint", "--url", "http://127.0.0.1:1/token", "--vehicle-id", "v-1"])
+        #expect(run.status == 1)
+        #expect(run.line("request")?.contains("no answer (connection refused") == true, "\(run.output)")
+    }
+
     @Test func theResultLineCountsInGoodGrammar() async {
         let run = await CommandRun.run([
             "check-endpoint", "--url", server.url("/token/swift-sample?wildcard=1"), "--vehicle-id", "v-1",

@@ -155,12 +155,17 @@ package struct EndpointChecker: Sendable {
                 return nil
             }
             response = answer
+        } catch let error as FleetAuthError where error.code == .responseTooLarge {
+            findings.append(
+                Finding(
+                    "body-size", .failure, error.message,
+                    fix: "return only the token and its expiry (the SDK caps token bodies at \(Self.bodyCap) bytes)"))
+            return nil
         } catch {
             findings.append(
                 Finding(
-                    "request", .failure,
-                    "no answer: \((error as? FleetAuthError)?.message ?? (error as NSError).localizedDescription)",
-                    fix: "check that the server is up and reachable from this machine"))
+                    "request", .failure, "no answer (\(TransportFailureReason.describe(error)))",
+                    fix: "check that the server is up and reachable from this machine, and the host and port"))
             return nil
         }
         guard checkStatus(response, request: request, into: &findings) else { return nil }
