@@ -135,6 +135,18 @@ struct EndpointCheckerTests {
         #expect(run.line("request")?.contains("no answer (connection refused") == true, "\(run.output)")
     }
 
+    @Test func aStatusTheSDKRetriesIsReportedAsWhatHappened() async {
+        // 503 once, then a token: the SDK retries and succeeds, so the checker passes with a warning.
+        let run = await CommandRun.run([
+            "check-endpoint", "--url", server.url("/token/token-only?fail=1&key=retry-\(UUID().uuidString)"),
+            "--vehicle-id", "v-1",
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(
+            run.line("retries")?.contains("HTTP 503, then HTTP 200 on attempt 2: the SDK retries this") == true,
+            "\(run.output)")
+    }
+
     @Test func theResultLineCountsInGoodGrammar() async {
         let run = await CommandRun.run([
             "check-endpoint", "--url", server.url("/token/swift-sample?wildcard=1"), "--vehicle-id", "v-1",

@@ -147,10 +147,16 @@ package struct TokenResponseParser: Sendable {
     }
 
     private func checkStatus(_ response: TransportResponse) throws(FleetAuthError) {
+        if let error = statusError(response) { throw error }
+    }
+
+    /// The error the SDK makes of a non-2xx answer (transient for 408, 425, 429 and 5xx);
+    /// `nil` for 2xx.
+    package func statusError(_ response: TransportResponse) -> FleetAuthError? {
         switch response.status {
-        case 200...299: return
+        case 200...299: return nil
         case 300...399:
-            throw FleetAuthError(
+            return FleetAuthError(
                 code: .redirectRefused,
                 message:
                     "The backend redirected (HTTP \(response.status)); token requests do not follow redirects, so the app's credential cannot leak to another host. Point the endpoint at the final URL.",
@@ -165,7 +171,7 @@ package struct TokenResponseParser: Sendable {
                 case 500...599: "the backend failed; FleetAuth retries with backoff"
                 default: "check the endpoint configuration"
                 }
-            throw FleetAuthError(
+            return FleetAuthError(
                 code: .unexpectedStatus, message: "The backend answered HTTP \(response.status): \(hint).",
                 status: response.status, retryAfter: retryAfter)
         }

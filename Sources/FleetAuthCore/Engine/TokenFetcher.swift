@@ -57,22 +57,58 @@ package struct TokenFetcher: Sendable {
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
     ) async -> Result<AuthToken, FleetAuthError> {
         let start = clock.uptime()
+        return await retrying(scope, deadline: deadline, shouldRetry: shouldRetry) { attemptDeadline in
+            await attemptOnce(scope, deadline: attemptDeadline)
+        } succeeded: { token, finished in
+            emit(
+                .fetchSucceeded(
+                    scope, fingerprint: token.fingerprint, duration: finished - start,
+                    expiresIn: (token.expiresAtUptime ?? finished) - finished))
+            if abs(token.issuerClockOffset) > parser.policy.expiryTolerance {
+                emit(.clockDisagreement(scope, fingerprint: token.fingerprint, offset: token.issuerClockOffset))
+            }
+        }
+    }
+
+    /// The final answer to the request for `scope` made exactly as ``fetch(_:)`` makes it —
+    /// the same request, per-attempt timeout, deadline, and retries of transport failures,
+    /// timeouts and transient statuses (408, 425, 429 honouring `Retry-After`, 5xx) —
+    /// without reading the body: for the endpoint checker, which judges the answer part by
+    /// part. Every failed attempt is emitted as ``TokenEvent/fetchFailed(_:error:duration:retryIn:)``.
+    package func exchange(_ scope: AuthorizationScope) async -> Result<TransportResponse, FleetAuthError> {
+        let deadline = clock.uptime() + retry.deadline
+        let attempts = retry.maximumAttempts
+        return await retrying(scope, deadline: { deadline }) { _, attempt, retryAt in
+            attempt < attempts && retryAt < deadline
+        } attempt: { attemptDeadline in
+            await sendOnce(scope, deadline: attemptDeadline).flatMap { response, _ in
+                if let error = parser.statusError(response), error.isTransient {
+                    return .failure(error.adding(scope: scope, url: response.url))
+                }
+                return .success(response)
+            }
+        } succeeded: { _, _ in
+        }
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or `shouldRetry` declines, sleeping
+    /// the backoff (or the backend's `Retry-After` if longer) on the clock in between.
+    private func retrying<Value>(
+        _ scope: AuthorizationScope, deadline: () -> TimeInterval,
+        shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool,
+        attempt run: (_ deadline: TimeInterval) async -> Result<Value, FleetAuthError>,
+        succeeded: (Value, _ finished: TimeInterval) -> Void
+    ) async -> Result<Value, FleetAuthError> {
         var attempt = 1
         while true {
             let attemptStart = clock.uptime()
             emit(.fetchStarted(scope, attempt: attempt))
-            let result = await attemptOnce(scope, deadline: deadline())
+            let result = await run(deadline())
             let finished = clock.uptime()
             switch result {
-            case .success(let token):
-                emit(
-                    .fetchSucceeded(
-                        scope, fingerprint: token.fingerprint, duration: finished - start,
-                        expiresIn: (token.expiresAtUptime ?? finished) - finished))
-                if abs(token.issuerClockOffset) > parser.policy.expiryTolerance {
-                    emit(.clockDisagreement(scope, fingerprint: token.fingerprint, offset: token.issuerClockOffset))
-                }
-                return .success(token)
+            case .success(let value):
+                succeeded(value, finished)
+                return .success(value)
             case .failure(let error):
                 var wait: TimeInterval?
                 if error.isTransient, !Task.isCancelled {
@@ -92,9 +128,22 @@ package struct TokenFetcher: Sendable {
         }
     }
 
-    /// One request, bounded by the endpoint's timeout and what is left of the deadline.
+    /// One request, bounded by the endpoint's timeout and what is left of the deadline,
+    /// its answer validated as a token.
     private func attemptOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
         -> Result<AuthToken, FleetAuthError>
+    {
+        await sendOnce(scope, deadline: deadline).flatMap { response, _ in
+            Result { () throws(FleetAuthError) -> AuthToken in
+                try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
+            }
+        }
+    }
+
+    /// One request, bounded by the endpoint's timeout and what is left of the deadline:
+    /// the answer (any status) with the request sent, or why there was none.
+    private func sendOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
+        -> Result<(TransportResponse, TransportRequest), FleetAuthError>
     {
         let request: TransportRequest
         do {
@@ -123,9 +172,7 @@ package struct TokenFetcher: Sendable {
                         "The request to the token backend failed before an answer arrived (\(TransportFailureReason.describe(error))); check that the backend is up, the host name and connectivity.",
                     scope: scope, url: request.url, underlyingError: error))
         }
-        return Result { () throws(FleetAuthError) -> AuthToken in
-            try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
-        }
+        return .success((response, request))
     }
 
     private struct TimeoutSignal: Error {}

@@ -30,6 +30,9 @@ package struct EndpointChecker: Sendable {
         package var timeout: TimeInterval
         /// The fleet flavor whose claim key must name the vehicle, as the SDK's rules.
         package var fleet: FleetFlavor
+        /// The retries the exchange makes, as the SDK's (default); its deadline becomes
+        /// ``timeout``, so that bounds the whole exchange.
+        package var retry = RetryPolicy()
 
         /// Creates options.
         package init(
@@ -109,6 +112,75 @@ package struct EndpointChecker: Sendable {
         return components.string ?? "?"
     }
 
+    /// Sends the request through the SDK's own fetch path (its request, per-attempt
+    /// timeout, retries of transient failures with backoff and `Retry-After`), with the
+    /// whole exchange bounded by the `--timeout`; reports retries as what happened.
+    private func exchange(with endpoint: TokenEndpoint, into findings: inout [Finding]) async -> TransportResponse? {
+        var endpoint = endpoint
+        let headers = options.headers
+        endpoint.headers = { _ in headers }
+        endpoint.maximumResponseBytes = Int.max
+        let failed = LockedState<[(error: FleetAuthError, retryIn: TimeInterval?)]>([])
+        var retry = options.retry
+        retry.deadline = options.timeout
+        let fetcher = TokenFetcher(
+            endpoint: endpoint, transport: transport, clock: clock, refresh: RefreshPolicy(), retry: retry,
+            rules: rules,
+            emit: { event in
+                if case .fetchFailed(_, let error, _, let retryIn) = event {
+                    failed.withLock { $0.append((error, retryIn)) }
+                }
+            })
+        let result = await fetcher.exchange(options.scope)
+        let attempts = failed.withLock { $0 }
+        let tried = attempts.map { Self.outcome(of: $0.error) }
+        switch result {
+        case .success(let response):
+            if !tried.isEmpty {
+                findings.append(
+                    Finding(
+                        "retries", .warning,
+                        "\(tried.joined(separator: ", then ")), then HTTP \(response.status) on attempt \(tried.count + 1): the SDK retries this",
+                        fix: "answer at the first attempt: each retry delays a driver's first location update"))
+            }
+            return response
+        case .failure(let error):
+            findings.append(Self.finding(for: error, attempts: tried, timeout: options.timeout))
+            return nil
+        }
+    }
+
+    /// `HTTP 503`, `timed out` or `connection refused`: what one failed attempt met.
+    private static func outcome(of error: FleetAuthError) -> String {
+        if let status = error.status { return "HTTP \(status)" }
+        if error.code == .timedOut { return "no answer in time" }
+        return error.underlyingError.map(TransportFailureReason.describe) ?? "\(error.code)"
+    }
+
+    /// The finding for an exchange that ended without an answer to judge.
+    private static func finding(for error: FleetAuthError, attempts: [String], timeout: TimeInterval) -> Finding {
+        let every = attempts.count > 1 ? " on each of \(attempts.count) attempts" : ""
+        switch error.code {
+        case .responseTooLarge:
+            return Finding(
+                "body-size", .failure, error.message,
+                fix: "return only the token and its expiry (the SDK caps token bodies at \(bodyCap) bytes)")
+        case .timedOut:
+            return Finding(
+                "request", .failure, "no answer within \(String(format: "%.1f", timeout)) s\(every)",
+                fix: "the SDK gives up after its timeout too: make the endpoint answer faster, or raise --timeout")
+        case .unexpectedStatus:
+            return Finding(
+                "status", .failure, "HTTP \(error.status ?? 0)\(every) within \(String(format: "%.0f", timeout)) s",
+                fix: "the SDK retries this status and then fails: the endpoint must answer 200 with a token")
+        default:
+            return Finding(
+                "request", .failure,
+                "no answer (\(error.underlyingError.map(TransportFailureReason.describe) ?? error.message))\(every)",
+                fix: "check that the server is up and reachable from this machine, and the host and port")
+        }
+    }
+
     /// Appends findings; returns the token value if one was extracted.
     private func check(
         into findings: inout [Finding], requested: inout URL?, format matched: inout TokenResponseFormat?
@@ -138,36 +210,7 @@ package struct EndpointChecker: Sendable {
         let scheme = request.url.scheme ?? "?"
         findings.append(
             Finding("transport", .ok, scheme == "https" ? "https" : "http to loopback (\(request.url.host ?? "?"))"))
-        var headed = request
-        for (name, value) in options.headers { headed.headers[name] = value }
-
-        let response: TransportResponse
-        do {
-            let (transport, bounded) = (self.transport, headed)
-            guard let answer = try await clock.withTimeout(options.timeout, { try await transport.send(bounded) })
-            else {
-                findings.append(
-                    Finding(
-                        "request", .failure, "no answer within \(String(format: "%.1f", options.timeout)) s",
-                        fix:
-                            "the SDK gives up after its timeout too: make the endpoint answer faster, or raise --timeout"
-                    ))
-                return nil
-            }
-            response = answer
-        } catch let error as FleetAuthError where error.code == .responseTooLarge {
-            findings.append(
-                Finding(
-                    "body-size", .failure, error.message,
-                    fix: "return only the token and its expiry (the SDK caps token bodies at \(Self.bodyCap) bytes)"))
-            return nil
-        } catch {
-            findings.append(
-                Finding(
-                    "request", .failure, "no answer (\(TransportFailureReason.describe(error)))",
-                    fix: "check that the server is up and reachable from this machine, and the host and port"))
-            return nil
-        }
+        guard let response = await exchange(with: endpoint, into: &findings) else { return nil }
         guard checkStatus(response, request: request, into: &findings) else { return nil }
         checkContentType(response, into: &findings)
         findings.append(

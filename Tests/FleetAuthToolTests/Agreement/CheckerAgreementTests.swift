@@ -19,13 +19,16 @@ struct CheckerAgreementTests {
         let transport = InMemoryTransport(clock: clock)
         transport.route("/token", handler: respond)
         let url = "https://backend.example.com/token"
+        // One attempt each: retries are judged elsewhere, and this clock does not move.
+        let retry = RetryPolicy(maximumAttempts: 1, failureCooldown: 0)
         let engine = try TokenEngine(
             configuration: .init(
                 endpoint: TokenEndpoint(url: url, format: format, timeout: 5), transport: transport, clock: clock,
-                retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0)))
+                retry: retry))
         let accepted = (try? await engine.token(for: HostileAnswers.scope)) != nil
-        let checker = EndpointChecker(
-            options: .init(url: url, scope: HostileAnswers.scope, format: format), transport: transport, clock: clock)
+        var options = EndpointChecker.Options(url: url, scope: HostileAnswers.scope, format: format)
+        options.retry = retry
+        let checker = EndpointChecker(options: options, transport: transport, clock: clock)
         let report = await checker.run()
         return (accepted, report.findings.filter { $0.verdict == .failure }.map(\.check))
     }
