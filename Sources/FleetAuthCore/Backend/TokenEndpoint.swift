@@ -43,7 +43,7 @@ public struct TokenEndpoint: Sendable {
 
     /// The endpoint URL. It may name the ID in its path with a placeholder, filled with
     /// the percent-encoded ID of each request: `{id}`, `{vehicleId}`,
-    /// `{deliveryVehicleId}`, `{tripId}`, `{taskId}` (any capitalisation of `Id`), as in
+    /// `{deliveryVehicleId}`, `{tripId}`, `{trackingId}`, `{taskId}` (any capitalisation of `Id`), as in
     /// `https://api.example.com/token/driver/{vehicleId}`. Otherwise the ID is sent as
     /// query items.
     public var url: String

@@ -42,6 +42,14 @@ extension EndpointChecker {
             return inferred
         }
         guard let match = agreeing ?? matches.first else {
+            if looksLikeJSON, (try? JSONSerialization.jsonObject(with: response.body)) == nil {
+                findings.append(
+                    Finding(
+                        "shape", .failure,
+                        "starts as JSON but does not parse (\(response.body.count) bytes): cut off, or a literal JSON has not (NaN, Infinity, a trailing comma)",
+                        fix: "send the whole body as valid JSON, numbers as digits"))
+                return nil
+            }
             findings.append(
                 Finding(
                     "shape", .failure,
@@ -214,7 +222,7 @@ extension EndpointChecker {
         }
     }
 
-    func checkClock(_ claims: JWTClaims, into findings: inout [Finding]) {
+    func checkClock(_ claims: JWTClaims, serverDate: Date?, into findings: inout [Finding]) {
         guard let iat = claims.issuedAt else {
             findings.append(Finding("clock", .warning, "no iat claim", fix: "set iat to the minting time"))
             return
@@ -222,7 +230,17 @@ extension EndpointChecker {
         let now = clock.now()
         let skew = iat.timeIntervalSince(now)
         let format = ISO8601DateFormatter()
-        if abs(skew) > TokenResponseParser.clockAgreement {
+        let agreement = TokenResponseParser.clockAgreement
+        if let serverDate, abs(serverDate.timeIntervalSince(now)) <= agreement,
+            serverDate.timeIntervalSince(iat) > agreement
+        {
+            // The backend's own clock agrees with this machine: the token is old, not the clock off.
+            findings.append(
+                Finding(
+                    "clock", .failure,
+                    "iat \(format.string(from: iat)) is \(Int(serverDate.timeIntervalSince(iat))) s before the backend's own Date header, which agrees with this machine: the backend served an old token",
+                    fix: "mint a new token per request instead of serving a stored one"))
+        } else if abs(skew) > agreement {
             findings.append(
                 Finding(
                     "clock", .failure,

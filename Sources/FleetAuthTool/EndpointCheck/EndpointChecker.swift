@@ -203,7 +203,7 @@ package struct EndpointChecker: Sendable {
                     fix: insecure
                         ? "serve the endpoint over https: the app's credential and the token would cross the network in clear text"
                         : error.code == .invalidConfiguration && error.message.contains("placeholder")
-                            ? "use {id}, {vehicleId}, {deliveryVehicleId}, {tripId} or {taskId}"
+                            ? "use {id}, {vehicleId}, {deliveryVehicleId}, {tripId}, {trackingId} or {taskId}"
                             : "pass an absolute https URL"))
             return nil
         }
@@ -213,15 +213,12 @@ package struct EndpointChecker: Sendable {
         guard let response = await exchange(with: endpoint, into: &findings) else { return nil }
         guard checkStatus(response, request: request, into: &findings) else { return nil }
         checkContentType(response, into: &findings)
-        findings.append(
-            TokenResponseParser.serverDate(response) == nil
-                ? Finding(
-                    "date-header", .warning, "missing or unreadable",
-                    fix:
-                        "send a Date header: without one the SDK takes iat as the server's time and cannot tell an old token"
-                )
-                : Finding("date-header", .ok, response.header("Date") ?? ""))
+        findings.append(Self.dateFinding(response))
         guard checkBodySize(response, into: &findings) else { return nil }
+        if let page = Self.webPageFinding(response) {
+            findings.append(page)
+            return nil
+        }
         guard let (token, format, bodyExpiry) = checkShape(response, into: &findings) else { return nil }
         matched = format
         checkOtherExpiryFields(response, format: format, token: token, into: &findings)
@@ -233,8 +230,43 @@ package struct EndpointChecker: Sendable {
             format: format, bodyExpiry: bodyExpiry, claims: claims, serverNow: serverNow, into: &findings)
         checkLifetime(claims, serverNow: serverNow, into: &findings)
         checkAuthorization(claims, into: &findings)
-        checkClock(claims, into: &findings)
+        checkClock(claims, serverDate: TokenResponseParser.serverDate(response), into: &findings)
         return token
+    }
+
+    /// The `Date` header: present and readable, missing, sent twice, or unreadable.
+    static func dateFinding(_ response: TransportResponse) -> Finding {
+        if TokenResponseParser.serverDate(response) != nil {
+            return Finding("date-header", .ok, response.header("Date") ?? "")
+        }
+        guard let value = response.header("Date") else {
+            return Finding(
+                "date-header", .warning, "missing",
+                fix:
+                    "send a Date header: without one the SDK takes iat as the server's time and cannot tell an old token"
+            )
+        }
+        if value.components(separatedBy: "GMT").count > 2 {
+            return Finding(
+                "date-header", .warning, "sent more than once (\(value))",
+                fix: "send exactly one Date header: the copies arrive joined into one value no client can read")
+        }
+        return Finding(
+            "date-header", .warning, "unreadable (\(value))",
+            fix: "send an HTTP date such as Mon, 23 Nov 2026 08:00:00 GMT (RFC 9110 IMF-fixdate)")
+    }
+
+    /// A failure for a body that is a web page (often a login or error page served with
+    /// 200), which no token format reads; `nil` for anything else.
+    static func webPageFinding(_ response: TransportResponse) -> Finding? {
+        let type = response.header("Content-Type")?.lowercased() ?? ""
+        let start = response.body.first { !" \t\r\n".utf8.contains($0) }
+        guard type.hasPrefix("text/html") || start == UInt8(ascii: "<") else { return nil }
+        return Finding(
+            "shape", .failure, "an HTML page (\(response.body.count) bytes), not a token",
+            fix:
+                "the URL answers a web page, often a login or error page: check the path, and that the credential header is accepted"
+        )
     }
 
     private func checkStatus(_ response: TransportResponse, request: TransportRequest, into findings: inout [Finding])

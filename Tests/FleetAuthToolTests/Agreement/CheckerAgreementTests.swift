@@ -13,7 +13,8 @@ struct CheckerAgreementTests {
 
     /// Runs the SDK's engine and the checker over one in-memory answer.
     static func judge(
-        format: TokenResponseFormat, clock: ManualWallClock,
+        format: TokenResponseFormat, clock: ManualWallClock, scope: AuthorizationScope = HostileAnswers.scope,
+        fleet: FleetFlavor = .onDemand,
         respond: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
     ) async throws -> (sdkAccepted: Bool, checkerFailures: [String]) {
         let transport = InMemoryTransport(clock: clock)
@@ -24,9 +25,9 @@ struct CheckerAgreementTests {
         let engine = try TokenEngine(
             configuration: .init(
                 endpoint: TokenEndpoint(url: url, format: format, timeout: 5), transport: transport, clock: clock,
-                retry: retry))
-        let accepted = (try? await engine.token(for: HostileAnswers.scope)) != nil
-        var options = EndpointChecker.Options(url: url, scope: HostileAnswers.scope, format: format)
+                retry: retry, rules: TokenRules(fleet: fleet)))
+        let accepted = (try? await engine.token(for: scope)) != nil
+        var options = EndpointChecker.Options(url: url, scope: scope, format: format, fleet: fleet)
         options.retry = retry
         let checker = EndpointChecker(options: options, transport: transport, clock: clock)
         let report = await checker.run()
@@ -57,5 +58,48 @@ struct CheckerAgreementTests {
         }
         #expect(verdict.sdkAccepted)
         #expect(verdict.checkerFailures.isEmpty, "\(verdict.checkerFailures)")
+    }
+
+    /// Every flavor against every vehicle claim key, with and without task claims.
+    static let claimCases: [(FleetFlavor, String, [String]?, String?)] = {
+        var cases: [(FleetFlavor, String, [String]?, String?)] = []
+        for fleet in [FleetFlavor.onDemand, .delivery] {
+            for key in ["vehicleid", "deliveryvehicleid"] {
+                for (tasks, taskID) in [
+                    (nil, nil), (nil, "task-9"), (["task-9"], "task-9"), (["task-1"], "task-9"),
+                    ([], "task-9"), (["*"], "task-9"),
+                ] as [([String]?, String?)] {
+                    cases.append((fleet, key, tasks, taskID))
+                }
+            }
+        }
+        return cases
+    }()
+
+    @Test(arguments: 0..<claimCases.count)
+    func flavorsAndTasksAreJudgedAlike(index: Int) async throws {
+        let (fleet, key, tasks, taskID) = Self.claimCases[index]
+        let clock = ManualWallClock(now: Self.now)
+        var authorization: [String: Any] = [key: "dv-1"]
+        if let tasks { authorization["taskids"] = tasks }
+        let iat = Int(Self.now.timeIntervalSince1970)
+        let token = InMemoryTokenBackend.jwt(payload: [
+            "aud": TokenRules.fleetServiceAudience, "iat": iat, "exp": iat + 3600, "authorization": authorization,
+        ])
+        let body = try JSONSerialization.data(withJSONObject: ["token": token])
+        let verdict = try await Self.judge(
+            format: .tokenOnly, clock: clock, scope: .vehicle("dv-1", taskID: taskID), fleet: fleet
+        ) { _ in
+            TransportResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
+        }
+        #expect(
+            verdict.sdkAccepted == verdict.checkerFailures.isEmpty,
+            "\(fleet) \(key) tasks \(tasks ?? []) task \(taskID ?? "none"): SDK \(verdict.sdkAccepted), checker \(verdict.checkerFailures)"
+        )
+        // The expected verdict, independently: the flavor's key, and a task claim naming the task.
+        let expected =
+            key == fleet.vehicleClaimKey
+            && (taskID == nil || tasks == nil || tasks!.contains(taskID!) || tasks!.contains("*"))
+        #expect(verdict.sdkAccepted == expected)
     }
 }
