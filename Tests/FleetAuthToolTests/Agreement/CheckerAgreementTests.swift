@@ -49,6 +49,30 @@ struct CheckerAgreementTests {
         #expect(!verdict.checkerFailures.isEmpty, "the checker passed an answer the SDK refuses (\(answer.expected))")
     }
 
+    /// The check that must fail for each of the SDK's refusals: the finding names the part
+    /// the SDK refused, so its fix points there.
+    static let checkFor: [FleetAuthError.Code: Set<String>] = [
+        .malformedResponse: ["shape"], .malformedToken: ["jwt", "lifetime"], .unexpectedStatus: ["status"],
+        .expiryMismatch: ["expiry-agreement"], .scopeMismatch: ["authorization"], .transportFailure: ["request"],
+        .tokenExpired: ["lifetime"], .redirectRefused: ["redirect"], .lifetimeTooLong: ["lifetime"],
+        .lifetimeTooShort: ["lifetime"], .audienceMismatch: ["aud"], .wildcardRefused: ["authorization"],
+        .responseTooLarge: ["body-size"], .missingExpiry: ["lifetime"],
+    ]
+
+    @Test(arguments: agreeable)
+    func theFailingCheckIsThePartTheSDKRefused(answer: HostileAnswer) async throws {
+        let clock = ManualWallClock(now: Self.now)
+        let verdict = try await Self.judge(format: answer.format, clock: clock) { _ in
+            try await HostileAnswers.respond(with: answer, clock: clock)
+        }
+        let expected = try #require(Self.checkFor[answer.expected], "no check mapped for \(answer.expected)")
+        #expect(
+            !expected.isDisjoint(with: verdict.checkerFailures),
+            "SDK: \(answer.expected); checker failed \(verdict.checkerFailures), expected one of \(expected.sorted())")
+        // Only a request that got no answer is sent to check the server's reachability.
+        if answer.expected != .transportFailure { #expect(!verdict.checkerFailures.contains("request")) }
+    }
+
     @Test(arguments: TokenResponseFormat.presets)
     func everySoundAnswerPassesBoth(format: TokenResponseFormat) async throws {
         let clock = ManualWallClock(now: Self.now)
