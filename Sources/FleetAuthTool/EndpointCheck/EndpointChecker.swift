@@ -259,9 +259,9 @@ package struct EndpointChecker: Sendable {
     /// A failure for a body that is a web page (often a login or error page served with
     /// 200), which no token format reads; `nil` for anything else.
     static func webPageFinding(_ response: TransportResponse) -> Finding? {
-        let type = response.header("Content-Type")?.lowercased() ?? ""
+        // By the body, not the Content-Type: a JWT sent as text/html is still read by the SDK.
         let start = response.body.first { !" \t\r\n".utf8.contains($0) }
-        guard type.hasPrefix("text/html") || start == UInt8(ascii: "<") else { return nil }
+        guard start == UInt8(ascii: "<") else { return nil }
         return Finding(
             "shape", .failure, "an HTML page (\(response.body.count) bytes), not a token",
             fix:
