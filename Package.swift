@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "FleetAuthFleetService", dependencies: ["FleetAuthCore"]),
         .target(name: "FleetAuthDriver", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
-        .target(name: "FleetAuthURLSession", dependencies: ["FleetAuthCore"]),
+        .target(name: "FleetAuthURLSession", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthInMemory", dependencies: ["FleetAuthCore"]),
 
         // The endpoint checker: logic in a library, a thin executable and a command plugin.

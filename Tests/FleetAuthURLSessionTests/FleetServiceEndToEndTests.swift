@@ -6,6 +6,10 @@ import FleetAuthURLSession
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite("Reporter and monitor over real HTTP against the fleet-service fixture")
 struct FleetServiceEndToEndTests {
     let server: LoopbackServer
@@ -116,5 +120,43 @@ struct FleetServiceEndToEndTests {
         let monitor = try TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
         let snapshot = try await monitor.fetchTrip("t-e2e")
         #expect(snapshot.status == "ENROUTE_TO_PICKUP" && snapshot.remainingDistanceMeters == 4200)
+    }
+
+    @Test func anAppsOwnURLRequestIsAuthorizedOverHTTP() async throws {
+        let vehicleID = "v-own-\(UUID().uuidString.prefix(6))"
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/driver/{vehicleId}"), format: .jwtWithExpirationTimestamp),
+            transport: URLSessionTransport())
+        let caller = AuthorizedCaller(
+            context: DriverAuthorizationContext(vehicleID: vehicleID), authorization: provider,
+            transport: URLSessionTransport())
+        var request = URLRequest(url: try fleet.vehicleURL(vehicleID, query: "updateMask=vehicleState"))
+        request.httpMethod = "PUT"
+        request.httpBody = Data(#"{"vehicleState":"ONLINE"}"#.utf8)
+        let response = try await caller.send(request)
+        #expect(response.status == 200)
+        let echoed = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        #expect(echoed?["vehicleState"] as? String == "ONLINE")
+        #expect(try await server.requestCount(key: "fleet-accepted-\(vehicleID)") == 1)
+
+        // Through the wrapping transport, the same call needs no token code at all.
+        let authorizing = AuthorizingTransport(
+            base: URLSessionTransport(), context: DriverAuthorizationContext(vehicleID: vehicleID),
+            authorization: provider)
+        let again = try await authorizing.send(
+            TransportRequest(method: .put, url: request.url!, body: request.httpBody))
+        #expect(again.status == 200)
+        #expect(try await server.requestCount(key: "fleet-accepted-\(vehicleID)") == 2)
+
+        // A streamed body could not be resent after a rejected token: refused, nothing sent.
+        var streamed = request
+        streamed.httpBodyStream = InputStream(data: Data("{}".utf8))
+        do {
+            _ = try await caller.send(streamed)
+            Issue.record("expected a caller fault")
+        } catch {
+            #expect(error.fault == .caller && error.message.contains("httpBody"))
+        }
+        #expect(try await server.requestCount(key: "fleet-accepted-\(vehicleID)") == 2)
     }
 }

@@ -62,7 +62,7 @@ public final class TripMonitor: Sendable {
             method: .get, url: url, headers: ["Accept": "application/json"], timeout: fleetService.timeout)
         let caller = AuthorizedCaller(
             context: context, authorization: authorization, transport: transport, clock: clock)
-        let delivery = try await caller.send(request)
+        let delivery = try await caller.deliver(request)
         guard
             let snapshot = TripSnapshot(tripID: context.scope.id, body: delivery.response.body, receivedAt: clock.now())
         else {

@@ -71,7 +71,7 @@ public final class VehicleReporter: Sendable {
             timeout: fleetService.timeout)
         return try await queue.run(
             { () async throws(FleetServiceError) -> Receipt in
-                let delivery = try await caller.send(request)
+                let delivery = try await caller.deliver(request)
                 return Receipt(
                     status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
                     attempts: delivery.attempts)

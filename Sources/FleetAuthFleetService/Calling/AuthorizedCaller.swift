@@ -1,16 +1,36 @@
-package import FleetAuthCore
+public import FleetAuthCore
 import Foundation
 
-/// Sends one fleet-service request with a bearer token, the way both the vehicle reporter
-/// and the trip monitor need it:
-/// - the token is fetched at call time through the app's provider;
+/// Sends an app's own fleet-service calls with a token for one context, the way
+/// `VehicleReporter` and `TripMonitor` send theirs.
+///
+/// For every call:
+/// - the token is fetched at call time through the provider (a cached one costs nothing);
 /// - a token known to have expired is never sent: it is invalidated and replaced once;
-/// - on 401 or 403 exactly that token is invalidated and the request is sent once more
-///   with a fresh token, except a 403 for a token minted within the last minute: the
-///   backend would mint the same permissions again, so the call stops at once and says so;
+/// - on 401 or 403 exactly that token is invalidated and the request is sent once more with
+///   a fresh token, except a 403 for a token minted within the last minute: the backend
+///   would mint the same permissions again, so the call stops at once and says so;
 /// - failures become ``FleetServiceError`` values naming the fault, the fleet service's own
-///   reason first.
-package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
+///   reason first; no token value appears in any of them.
+///
+/// <!-- snippet setup:
+/// import FleetAuthDriver
+/// import FleetAuthURLSession
+/// import Foundation
+/// let provider = try DriverTokenProvider(
+///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/driver-token"), transport: URLSessionTransport())
+/// let vehicleURL = URL(string: "https://fleet.example.com/v1/providers/my-project/vehicles/v-42")!
+/// -->
+/// ```swift
+/// let caller = AuthorizedCaller(
+///     context: DriverAuthorizationContext(vehicleID: "v-42"), authorization: provider,
+///     transport: URLSessionTransport())
+/// let response = try await caller.send(TransportRequest(method: .get, url: vehicleURL))
+/// ```
+///
+/// To authorize every request of another HTTP client, wrap its transport in
+/// ``AuthorizingTransport``, or call ``perform(_:status:)`` from its middleware.
+public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// An accepted call: the 2xx response, the token that carried it, and whether a
     /// rejected token made it take a second request.
     package struct Delivery: Sendable {
@@ -19,19 +39,24 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         package let attempts: Int
     }
 
-    package let context: Context
-    package let authorization: any TokenAuthorization<Context>
-    package let transport: any HTTPTransport
-    package let clock: any WallClock
+    /// The context every call's token is fetched for.
+    public let context: Context
+    let authorization: any TokenAuthorization<Context>
+    let transport: any HTTPTransport
+    let clock: any WallClock
 
-    /// Creates a caller for `context` that fetches its tokens through `authorization`.
-    package init<Authorization: TokenAuthorization<Context>>(
-        context: Context, authorization: Authorization, transport: any HTTPTransport, clock: any WallClock
+    /// Creates a caller for `context` that fetches its tokens through `authorization` and
+    /// sends through `transport`. `clock` judges whether a token has expired; by default
+    /// the provider's own clock for FleetAuth's provider, else the system clock.
+    public init<Authorization: TokenAuthorization<Context>>(
+        context: Context, authorization: Authorization, transport: any HTTPTransport,
+        clock: (any WallClock)? = nil
     ) {
         self.context = context
         self.authorization = authorization
         self.transport = transport
-        self.clock = clock
+        self.clock =
+            clock ?? (authorization as? TokenProvider<Context>)?.configuration.clock ?? SystemWallClock()
     }
 
     private var scope: AuthorizationScope { context.scope }
@@ -40,35 +65,59 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// for it is the backend's minting, which a refetch repeats.
     static var freshTokenAge: TimeInterval { 60 }
 
-    /// Sends `request` with a bearer token and returns the 2xx response.
-    package func send(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
-        var token = try await usableToken()
-        var response = try await send(request, with: token)
-        var attempts = 1
-        if response.status == 401 || response.status == 403 {
-            let rejection = Self.rejection(response, token)
-            authorization.invalidate(token.value, for: context, rejection: rejection)
-            if response.status == 403, let age = mintedAge(of: token), age < Self.freshTokenAge {
-                throw FleetServiceError(
-                    fault: .token,
-                    message:
-                        "The fleet service refused a token minted \(Int(age)) s ago (\(rejection)) for \(Self.call(request)); a new token from the same backend would carry the same permissions, so the call was not repeated. Fix what the fleet service names (claim key, IDs, project, audience) in the backend's minting.\(Self.clockNote(token))",
-                    scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
-                    underlyingError: rejection)
-            }
-            attempts = 2
-            token = try await usableToken()
-            response = try await send(request, with: token)
-            if response.status == 401 || response.status == 403 {
-                let rejection = Self.rejection(response, token)
-                authorization.invalidate(token.value, for: context, rejection: rejection)
-                throw FleetServiceError(
-                    fault: .token,
-                    message:
-                        "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind).\(Self.clockNote(token))",
-                    scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
-                    underlyingError: rejection)
-            }
+    // MARK: - Calls
+
+    /// Sends `request` with `Authorization: Bearer <token>` and returns the 2xx response.
+    ///
+    /// Throws a `token` fault when no usable token can be had or the fleet service refuses
+    /// a fresh one, `network` when no answer came, `service` for another status (the
+    /// response's status is in the error), and `caller` for a URL that would send the token
+    /// in clear text (plain http to a host other than loopback).
+    public func send(_ request: TransportRequest) async throws(FleetServiceError) -> TransportResponse {
+        try await deliver(request).response
+    }
+
+    /// Runs `attempt` with the `Authorization` header's value (`Bearer <token>`) and
+    /// returns what it returns, applying the same rule as ``send(_:)``:
+    /// when `status` reads 401 or 403 from the result, that token is invalidated and
+    /// `attempt` runs once more with a fresh one (not after a 403 for a token minted within
+    /// the last minute). The last result is returned whatever its status.
+    ///
+    /// This is the form for another HTTP client's middleware, whose next step is a closure.
+    /// `attempt` may run twice: its request body must be sendable twice. Errors `attempt`
+    /// throws pass through unchanged; a token that cannot be had throws ``FleetServiceError``
+    /// with the `token` fault.
+    public func perform<Response>(
+        _ attempt: (_ authorization: String) async throws -> Response, status: (Response) -> Int
+    ) async throws -> Response {
+        try await exchange(
+            { token in try await attempt("Bearer \(token.value)") }, status: status, body: { _ in Data() }
+        )
+        .response
+    }
+
+    /// Sends `request` and returns the 2xx response with the token that carried it: the
+    /// form the reporter and the monitor use for their receipts.
+    package func deliver(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
+        let exchange = try await exchange(request)
+        let (response, token) = (exchange.response, exchange.token)
+        switch exchange.refusal {
+        case .freshToken(let age, let rejection):
+            throw FleetServiceError(
+                fault: .token,
+                message:
+                    "The fleet service refused a token minted \(Int(age)) s ago (\(rejection)) for \(Self.call(request)); a new token from the same backend would carry the same permissions, so the call was not repeated. Fix what the fleet service names (claim key, IDs, project, audience) in the backend's minting.\(Self.clockNote(token))",
+                scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
+                underlyingError: rejection)
+        case .again(let rejection):
+            throw FleetServiceError(
+                fault: .token,
+                message:
+                    "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind).\(Self.clockNote(token))",
+                scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
+                underlyingError: rejection)
+        case nil:
+            break
         }
         guard (200...299).contains(response.status) else {
             let advice =
@@ -82,8 +131,92 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                 message: "The fleet service answered HTTP \(response.status) to \(Self.call(request)); \(advice).",
                 scope: scope, status: response.status, tokenFingerprint: token.fingerprint)
         }
-        return Delivery(response: response, tokenFingerprint: token.fingerprint, attempts: attempts)
+        return Delivery(response: response, tokenFingerprint: token.fingerprint, attempts: exchange.attempts)
     }
+
+    /// Sends `request` under the rule and returns the last response whatever its status:
+    /// the form of ``AuthorizingTransport``.
+    package func respond(to request: TransportRequest) async throws(FleetServiceError) -> TransportResponse {
+        try await exchange(request).response
+    }
+
+    // MARK: - The rule
+
+    /// What one call came to: the last response, the token that carried it, how many
+    /// requests it took, and why a 401/403 ended it, if one did.
+    private struct Exchange<Response> {
+        var response: Response
+        var token: AuthToken
+        var attempts: Int
+        var refusal: Refusal?
+    }
+
+    /// Why the fleet service's 401/403 ended a call.
+    private enum Refusal {
+        /// A 403 for a token minted `age` seconds ago: a refetch would repeat it.
+        case freshToken(age: TimeInterval, TokenRejection)
+        /// The fresh token was refused too.
+        case again(TokenRejection)
+    }
+
+    private func exchange(_ request: TransportRequest) async throws(FleetServiceError) -> Exchange<TransportResponse> {
+        try checkTransport(request.url)
+        do {
+            return try await exchange(
+                { token async throws(FleetServiceError) in try await send(request, with: token) },
+                status: \.status, body: \.body)
+        } catch let error as FleetServiceError {
+            throw error
+        } catch {
+            // Only `send(_:with:)` and the token fetch throw, both FleetServiceError.
+            throw FleetServiceError(fault: .network, message: "\(error)", scope: scope, underlyingError: error)
+        }
+    }
+
+    /// The rule itself, over any way of sending: `attempt` sends with the token it is given.
+    private func exchange<Response>(
+        _ attempt: (AuthToken) async throws -> Response, status: (Response) -> Int, body: (Response) -> Data
+    ) async throws -> Exchange<Response> {
+        var token = try await usableToken()
+        var response = try await attempt(token)
+        guard Self.refuses(status(response)) else { return Exchange(response: response, token: token, attempts: 1) }
+        var rejection = TokenRejection(status: status(response), body: body(response), token: token.value)
+        authorization.invalidate(token.value, for: context, rejection: rejection)
+        if status(response) == 403, let age = mintedAge(of: token), age < Self.freshTokenAge {
+            return Exchange(response: response, token: token, attempts: 1, refusal: .freshToken(age: age, rejection))
+        }
+        token = try await usableToken()
+        response = try await attempt(token)
+        guard Self.refuses(status(response)) else { return Exchange(response: response, token: token, attempts: 2) }
+        rejection = TokenRejection(status: status(response), body: body(response), token: token.value)
+        authorization.invalidate(token.value, for: context, rejection: rejection)
+        return Exchange(response: response, token: token, attempts: 2, refusal: .again(rejection))
+    }
+
+    private static func refuses(_ status: Int) -> Bool { status == 401 || status == 403 }
+
+    // MARK: - Requests
+
+    /// Refuses a URL that would carry the token in clear text, before a token is fetched.
+    private func checkTransport(_ url: URL) throws(FleetServiceError) {
+        let scheme = url.scheme?.lowercased()
+        guard let host = url.host, !host.isEmpty, scheme == "https" || scheme == "http" else {
+            throw FleetServiceError(
+                fault: .caller,
+                message:
+                    "The request's URL is not an absolute https URL (scheme \(scheme.map { "`\($0)`" } ?? "missing")). Nothing was sent.",
+                scope: scope)
+        }
+        guard scheme == "https" || TokenEndpoint.isLoopback(host) else {
+            throw FleetServiceError(
+                fault: .caller,
+                message:
+                    "The request uses plain http to \(host), which would send the token in clear text; use https (plain http only to loopback). Nothing was sent.",
+                scope: scope)
+        }
+    }
+
+    // MARK: - Tokens
 
     /// How long ago the token was minted, by its lifetime less the life it has left on the
     /// monotonic clock; `nil` without a monotonic expiry.
@@ -167,6 +300,7 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         -> TransportResponse
     {
         var request = request
+        for name in request.headers.keys where name.lowercased() == "authorization" { request.headers[name] = nil }
         request.headers["Authorization"] = "Bearer \(token.value)"
         do {
             return try await transport.send(request)
@@ -178,10 +312,4 @@ package struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                 scope: scope, tokenFingerprint: token.fingerprint, underlyingError: error)
         }
     }
-
-    /// What the fleet service said about `token` in its 401 or 403.
-    private static func rejection(_ response: TransportResponse, _ token: AuthToken) -> TokenRejection {
-        TokenRejection(status: response.status, body: response.body, token: token.value)
-    }
-
 }
