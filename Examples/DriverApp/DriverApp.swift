@@ -23,7 +23,8 @@ struct DriverApp {
                          [--log-level debug|info|warning|error]
         The token URL may name the ID in its path: https://api.example.com/token/driver/{vehicleId}
         PRESET: \(CommandLineOptions.formatNames)
-        Token events go to standard error, one line each (never a token's value).
+        Token events go to standard error, one line each, and token state changes to standard
+        output (never a token's value).
         Exit status: 0 every update accepted, 1 any failed, 2 usage error.
         """
 
@@ -77,6 +78,11 @@ struct DriverApp {
             fleetService: FleetServiceEndpoint(baseURL: fleetURL, providerID: providerID, fleet: fleet),
             vehicleID: vehicleID,
             authorization: provider, transport: URLSessionTransport())
+        // Token state as it changes, as a status line on screen would show it.
+        let watching = Task {
+            for await state in provider.tokenStates(for: reporter.context) { print("token state: \(state)") }
+        }
+        defer { watching.cancel() }
         var accepted = 0
         for step in 0..<updates {
             let location = DriverSimulation.routePoint(step, interval: interval, at: Date())

@@ -101,6 +101,9 @@ package struct TokenCache {
     /// How many scopes have an entry.
     package var count: Int { positions.count }
 
+    /// The scopes that have an entry.
+    package var scopes: Dictionary<AuthorizationScope, Int>.Keys { positions.keys }
+
     /// The token for `scope`, its state at `now` and whether it is above its outage floor,
     /// marking the entry as used so eviction passes it over once, and recording the lookup
     /// when it falls in the entry's refresh window. Nothing else is copied or written.

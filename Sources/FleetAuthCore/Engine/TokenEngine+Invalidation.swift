@@ -23,6 +23,7 @@ extension TokenEngine {
             guard state.cache.peek(scope)?.token.value == tokenValue else { return false }
             state.cache.remove(scope)
             cachedCount.withLock { $0 -= 1 }
+            publishState(of: scope, in: state)
             return true
         }
         emit(.invalidated(scope, fingerprint: AuthToken.fingerprint(of: tokenValue), dropped: dropped))
@@ -36,6 +37,9 @@ extension TokenEngine {
         for shard in shards {
             flights += shard.withLock { state in
                 let flights = Array(state.flights.values)
+                if states.isWatched {
+                    for scope in state.knownScopes { states.publish(TokenState(scope: scope, phase: .signedOut)) }
+                }
                 let dropped = state.cache.count
                 cachedCount.withLock { $0 -= dropped }
                 state.cache.removeAll()

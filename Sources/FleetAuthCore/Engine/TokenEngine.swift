@@ -25,6 +25,8 @@ public final class TokenEngine: Sendable {
     let observer: (@Sendable (TokenEvent) -> Void)?
     let shards: [LockedState<TokenEngineState>]
     let tracker = LockedState(FlightTracker())
+    /// The streams of ``TokenState`` changes apps watch.
+    let states = TokenStateBroadcaster()
     /// Tokens cached over all shards. Taken inside a shard's lock, never the other way.
     let cachedCount = LockedState(0)
 
@@ -169,9 +171,11 @@ public final class TokenEngine: Sendable {
                         }
                     }
                     state.waits += 1
-                    if state.flights[scope] != nil {
+                    if let flight = state.flights[scope] {
+                        // The first waiter since the flight had none (a background refresh,
+                        // or one whose earlier waiters were answered) starts a new budget.
+                        if flight.waiters.isEmpty { state.flights[scope]?.waitedSince = now }
                         state.flights[scope]?.waiters[waiterID] = continuation
-                        if state.flights[scope]?.waitedSince == nil { state.flights[scope]?.waitedSince = now }
                         return .joined
                     }
                     let flightID = state.nextID()
@@ -205,6 +209,7 @@ public final class TokenEngine: Sendable {
         let orphaned = shard(for: scope).withLock { state -> Bool in
             guard state.flights[scope]?.id == flightID else { return true }
             state.flights[scope]?.task = task
+            publishState(of: scope, in: state)
             return false
         }
         if orphaned { task.cancel() }
@@ -282,6 +287,8 @@ public final class TokenEngine: Sendable {
                 state.outages[scope] = outage
                 result = .failure(outage.failure(at: now))
             }
+            publishState(of: scope, in: state, at: now)
+            if let evicted { publishState(of: evicted, in: state, at: now) }
             return Array(flight.waiters.values)
         }
         if let evicted { emit(.evicted(evicted)) }
@@ -329,6 +336,7 @@ public final class TokenEngine: Sendable {
                 let retries = error.isTransient && (!flight.waiters.isEmpty || usable || flight.demanded)
                 flight.demanded = false
                 state.flights[scope] = flight
+                publishState(of: scope, in: state, at: now)
                 return (retries, served, failed)
             }
         if let (token, waiters) = served {
@@ -348,5 +356,16 @@ public final class TokenEngine: Sendable {
 
     func emit(_ event: @autoclosure () -> TokenEvent) {
         if let observer { observer(event()) }
+    }
+
+    /// Tells the streams watching `scope` how its token stands, when any is open. Called
+    /// with the scope's shard locked, right after a change, so states arrive in order.
+    func publishState(of scope: AuthorizationScope, in state: TokenEngineState, at now: TimeInterval? = nil) {
+        guard states.isWatched else { return }
+        states.publish(state.tokenState(of: scope, at: now ?? clock.uptime()))
+    }
+
+    deinit {
+        states.finish()
     }
 }

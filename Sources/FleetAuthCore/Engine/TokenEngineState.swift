@@ -114,4 +114,26 @@ struct TokenEngineState {
         fetches += 1
         return flightID
     }
+
+    /// How `scope`'s token stands at uptime `now`, for ``TokenState`` streams.
+    func tokenState(of scope: AuthorizationScope, at now: TimeInterval) -> TokenState {
+        let entry = cache.peek(scope)
+        if let outage = outages[scope] {
+            if outage.error.isTransient, let entry, now < entry.floorAt {
+                return TokenState(scope: scope, phase: .degraded, token: entry.token, error: outage.error)
+            }
+            return TokenState(scope: scope, phase: .failed, token: nil, error: outage.failure(at: now))
+        }
+        if flights[scope] != nil {
+            return TokenState(
+                scope: scope, phase: .refreshing, token: entry.flatMap { now < $0.expiringAt ? $0.token : nil })
+        }
+        if let entry, now < entry.expiringAt { return TokenState(scope: scope, phase: .fresh, token: entry.token) }
+        return TokenState(scope: scope, phase: .noToken, token: nil)
+    }
+
+    /// Every scope with a token, a fetch or a failure held here.
+    var knownScopes: Set<AuthorizationScope> {
+        Set(cache.scopes).union(flights.keys).union(outages.keys)
+    }
 }

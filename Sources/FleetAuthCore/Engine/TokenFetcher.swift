@@ -152,7 +152,14 @@ package struct TokenFetcher: Sendable {
             return .failure(error)
         }
         let timeout = min(endpoint.timeout, deadline - clock.uptime())
-        guard timeout > 0 else { return .failure(Self.timedOut(scope, request, after: 0)) }
+        guard timeout > 0 else {
+            return .failure(
+                FleetAuthError(
+                    code: .timedOut,
+                    message:
+                        "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
+                    scope: scope, url: request.url))
+        }
         var bounded = request
         bounded.timeout = timeout
         let response: TransportResponse

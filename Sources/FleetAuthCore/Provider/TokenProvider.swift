@@ -114,6 +114,40 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         engine.cachedToken(for: authorizationContext.scope)
     }
 
+    /// Fetches tokens ahead of need for `contexts` (a shift's vehicle, a trip, the next
+    /// tasks), so the first call for each finds one cached.
+    ///
+    /// A context whose token is fresh costs nothing; the others share the single fetch in
+    /// flight with every other caller. Failures do not throw: they are returned, emitted as
+    /// ``TokenEvent``s and delivered to ``tokenStates(for:)``. Returns when every fetch has
+    /// ended; call it from a task of its own not to wait.
+    /// - Returns: the errors of the contexts whose fetch failed, one per context.
+    @discardableResult
+    public func prefetch(_ contexts: [Context]) async -> [FleetAuthError] {
+        await engine.prefetch(contexts.map(\.scope))
+    }
+
+    /// The states of the context's token as they change, starting with how it stands now:
+    /// for a screen that shows whether tracking can go on (fresh, refreshing, degraded while
+    /// the backend fails, failed, signed out). Never the token's value.
+    ///
+    /// A state is delivered once per change, in order; a slow reader gets the newest 64.
+    /// The stream ends when the provider is released, or when the reader stops.
+    public func tokenStates(for context: Context) -> AsyncStream<TokenState> {
+        engine.tokenStates(of: context.scope)
+    }
+
+    /// The states of every context's token as they change, starting with those the provider
+    /// holds now; as ``tokenStates(for:)``.
+    public func tokenStates() -> AsyncStream<TokenState> {
+        engine.tokenStates(of: nil)
+    }
+
+    /// Ends the token-state streams: nothing will change any more.
+    deinit {
+        engine.states.finish()
+    }
+
     /// Counts of what the provider has done so far, and what it holds now.
     public var statistics: TokenEngine.Statistics { engine.statistics }
 

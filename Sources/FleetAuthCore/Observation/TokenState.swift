@@ -1,0 +1,83 @@
+public import Foundation
+
+/// Where a context's token stands, as a screen shows it: fresh, being refreshed, handed
+/// out while the backend fails, failed, or gone.
+///
+/// ``TokenProvider/tokenStates(for:)`` delivers one each time the state changes. It names
+/// the token by its fingerprint and never holds its value.
+public struct TokenState: Sendable, CustomStringConvertible {
+    /// How the token stands. New phases may be added without breaking anyone.
+    public struct Phase: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Hashable, Sendable {
+            case noToken, fresh, refreshing, degraded, failed, signedOut
+        }
+        private let value: Value
+
+        /// No token is held: none was fetched yet, or it was dropped (rejected by the fleet
+        /// service, evicted, or past use); the next call fetches one.
+        public static let noToken = Phase(value: .noToken)
+        /// A token is held and handed out; ``TokenState/expiresAt`` says until when.
+        public static let fresh = Phase(value: .fresh)
+        /// A fetch is under way: the first one, or a refresh while the held token is still
+        /// handed out.
+        public static let refreshing = Phase(value: .refreshing)
+        /// The token backend fails for a transient reason (``TokenState/error``) and the held
+        /// token is still handed out, until its outage floor: show a warning.
+        public static let degraded = Phase(value: .degraded)
+        /// No usable token and the last fetch failed (``TokenState/error``): calls that need
+        /// a token fail until a fetch succeeds.
+        public static let failed = Phase(value: .failed)
+        /// Every token was dropped by `invalidateAll()` (sign-out).
+        public static let signedOut = Phase(value: .signedOut)
+
+        /// `noToken`, `fresh`, `refreshing`, `degraded`, `failed` or `signedOut`.
+        public var description: String { value.rawValue }
+    }
+
+    /// The vehicle or trip.
+    public let scope: AuthorizationScope
+    /// How the token stands.
+    public let phase: Phase
+    /// The held token's expiry (the device's clock), if a token is held.
+    public let expiresAt: Date?
+    /// The held token's fingerprint, if a token is held.
+    public let tokenFingerprint: String?
+    /// Why the backend failed, when ``phase`` is `degraded` or `failed`.
+    public let error: FleetAuthError?
+
+    /// Creates a state.
+    package init(
+        scope: AuthorizationScope, phase: Phase, expiresAt: Date? = nil, tokenFingerprint: String? = nil,
+        error: FleetAuthError? = nil
+    ) {
+        self.scope = scope
+        self.phase = phase
+        self.expiresAt = expiresAt
+        self.tokenFingerprint = tokenFingerprint
+        self.error = error
+    }
+
+    /// Creates the state of `scope` holding `token` (if any).
+    package init(scope: AuthorizationScope, phase: Phase, token: AuthToken?, error: FleetAuthError? = nil) {
+        self.init(
+            scope: scope, phase: phase, expiresAt: token?.expiresAt, tokenFingerprint: token?.fingerprint, error: error)
+    }
+
+    /// Whether `other` says the same (phase, token, and the error's code and status): a
+    /// repeat is not delivered, so another failed attempt of the same kind is no news.
+    package func says(_ other: TokenState) -> Bool {
+        phase == other.phase && tokenFingerprint == other.tokenFingerprint && error?.code == other.error?.code
+            && error?.status == other.error?.status
+    }
+
+    /// `vehicle v-42 degraded tok_1a2b3c4d until 2026-11-23T18:00:00Z: tokenBackendUnavailable`.
+    public var description: String {
+        var text = "\(scope) \(phase)"
+        if let tokenFingerprint { text += " \(tokenFingerprint)" }
+        if let expiresAt, expiresAt != .distantFuture {
+            text += " until \(ISO8601DateFormatter().string(from: expiresAt))"
+        }
+        if let error { text += ": \(error.code)" + (error.status.map { " HTTP \($0)" } ?? "") }
+        return text
+    }
+}

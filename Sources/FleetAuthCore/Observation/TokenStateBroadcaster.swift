@@ -1,0 +1,73 @@
+/// Delivers ``TokenState`` changes to the streams apps watch, each change once per stream.
+///
+/// The engine publishes while it holds the lock of the shard that changed, so the states
+/// of one scope reach every stream in the order they happened; a stream's first states
+/// (what holds when it starts) are published the same way. With no stream open, a publish
+/// costs one uncontended lock. Streams end when ``finish()`` runs (the provider is released).
+package final class TokenStateBroadcaster: Sendable {
+    private struct Subscriber {
+        /// The scope watched; `nil` for every scope.
+        let scope: AuthorizationScope?
+        let continuation: AsyncStream<TokenState>.Continuation
+        /// What this stream was last told, per scope.
+        var last: [AuthorizationScope: TokenState] = [:]
+    }
+
+    private struct State {
+        var subscribers: [UInt64: Subscriber] = [:]
+        var nextID: UInt64 = 0
+        var finished = false
+    }
+
+    private let state = LockedState(State())
+
+    package init() {}
+
+    /// Whether any stream is open: the engine skips working out states otherwise.
+    package var isWatched: Bool { state.withLock { !$0.subscribers.isEmpty } }
+
+    /// Opens a stream of the changes of `scope` (`nil`: of every scope); returns it with its
+    /// ID, under which ``publish(_:to:)`` delivers the states that hold now. Keeps the newest
+    /// 64 states for a slow reader.
+    package func subscribe(to scope: AuthorizationScope?) -> (stream: AsyncStream<TokenState>, id: UInt64) {
+        let (stream, continuation) = AsyncStream.makeStream(of: TokenState.self, bufferingPolicy: .bufferingNewest(64))
+        let id: UInt64? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.nextID &+= 1
+            state.subscribers[state.nextID] = Subscriber(scope: scope, continuation: continuation)
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return (stream, 0)
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        }
+        return (stream, id)
+    }
+
+    /// Delivers `change` to every stream watching its scope (only to stream `id` if given)
+    /// that was not last told the same about that scope.
+    package func publish(_ change: TokenState, to id: UInt64? = nil) {
+        state.withLock { state in
+            for (key, subscriber) in state.subscribers where id == nil || key == id {
+                guard subscriber.scope == nil || subscriber.scope == change.scope else { continue }
+                if let last = subscriber.last[change.scope], last.says(change) { continue }
+                // After a sign-out nothing is remembered: the next state is news.
+                state.subscribers[key]?.last[change.scope] = change.phase == .signedOut ? nil : change
+                subscriber.continuation.yield(change)
+            }
+        }
+    }
+
+    /// Ends every stream; later subscriptions end at once.
+    package func finish() {
+        let subscribers = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.continuation.finish() }
+    }
+}

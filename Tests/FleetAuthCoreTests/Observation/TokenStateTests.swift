@@ -1,0 +1,236 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import FleetAuthTestSupport
+import Foundation
+import Testing
+
+/// A vehicle context for provider tests.
+struct TruckContext: AuthorizationContext {
+    var vehicleID: String
+    var scope: AuthorizationScope { .vehicle(vehicleID) }
+}
+
+/// A provider on an in-memory backend and a manual clock.
+struct ProviderHarness {
+    let clock = ManualWallClock()
+    let transport: InMemoryTransport
+    let backend: InMemoryTokenBackend
+    let provider: TokenProvider<TruckContext>
+
+    init(latency: TimeInterval = 0) throws {
+        transport = InMemoryTransport(clock: clock, latency: latency)
+        backend = InMemoryTokenBackend(clock: clock)
+        transport.mount(backend, at: "/token")
+        provider = try TokenProvider<TruckContext>(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
+            retry: RetryPolicy(jitter: 0))
+    }
+
+    /// Advances the clock a second at a time, letting tasks run between steps, until
+    /// `task` has ended (at most 120 simulated seconds, then it is cancelled): retries sleep
+    /// on this clock.
+    func runClock<T: Sendable>(until task: Task<T, any Error>) async {
+        let done = LockedState(false)
+        let watcher = Task {
+            _ = await task.result
+            done.withLock { $0 = true }
+        }
+        for _ in 0..<120 where !done.withLock({ $0 }) {
+            for _ in 0..<50 { await Task.yield() }
+            clock.advance(by: 1)
+        }
+        // Still running: cancel it, so that the test fails rather than hangs.
+        if !done.withLock({ $0 }) { task.cancel() }
+        await watcher.value
+    }
+
+    /// Makes every backend request fail with `status` (`nil`: none fail).
+    func backendFails(_ status: Int?) {
+        transport.setFaultInjector { request, _ in
+            guard let status, request.url.path == "/token" else { return nil }
+            return .status(status)
+        }
+    }
+}
+
+/// Reads a state stream in a task of its own and keeps what it read.
+final class StateWatcher: Sendable {
+    private let seen = LockedState<[TokenState]>([])
+    private let ended = LockedState(false)
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<TokenState>) {
+        let (seen, ended) = (self.seen, self.ended)
+        task = Task {
+            for await state in stream { seen.withLock { $0.append(state) } }
+            ended.withLock { $0 = true }
+        }
+    }
+
+    deinit { task.cancel() }
+
+    var states: [TokenState] { seen.withLock { $0 } }
+    var phases: [String] { states.map { "\($0.phase)" } }
+    var hasEnded: Bool { ended.withLock { $0 } }
+
+    /// Waits until `count` states have been read; returns their phases.
+    @discardableResult
+    func phases(count: Int, fileID: String = #fileID, line: Int = #line) async throws -> [String] {
+        try await eventually({ states.count >= count ? phases : nil }, fileID: fileID, line: line)
+    }
+}
+
+@Suite("Token state as it changes")
+struct TokenStateTests {
+    let truck = TruckContext(vehicleID: "v-42")
+
+    @Test func aTokenGoesFromFreshThroughRefreshingToFreshAgain() async throws {
+        let h = try ProviderHarness()
+        let watcher = StateWatcher(h.provider.tokenStates(for: truck))
+        try await watcher.phases(count: 1)
+        let first = try await h.provider.token(for: truck)
+        try await watcher.phases(count: 3)
+        // Late in its life a lookup serves the token and refreshes it in the background.
+        h.clock.advance(by: 3600 - 310)
+        let served = try #require(h.provider.cachedUsableToken(for: truck))
+        #expect(served.fingerprint == first.fingerprint)
+        await h.provider.waitUntilIdle()
+        let phases = try await watcher.phases(count: 5)
+        #expect(phases == ["noToken", "refreshing", "fresh", "refreshing", "fresh"])
+        let states = watcher.states
+        #expect(states[2].tokenFingerprint == first.fingerprint)
+        #expect(states[3].tokenFingerprint == first.fingerprint)  // still handed out while refreshing
+        #expect(states[4].tokenFingerprint != first.fingerprint)
+        #expect(states[4].expiresAt == h.clock.now().addingTimeInterval(3600))
+    }
+
+    @Test func anOutageShowsAsDegradedThenFailedThenFreshWhenTheBackendReturns() async throws {
+        let h = try ProviderHarness()
+        let watcher = StateWatcher(h.provider.tokenStates(for: truck))
+        let first = try await h.provider.token(for: truck)
+        try await watcher.phases(count: 3)
+        // The backend goes down; a caller with 200 s of life left still gets the token.
+        h.backendFails(503)
+        h.clock.advance(by: 3600 - 200)
+        let degraded = try await h.provider.token(for: truck)
+        #expect(degraded.fingerprint == first.fingerprint)
+        let phases = try await watcher.phases(count: 5)
+        #expect(Array(phases.suffix(2)) == ["refreshing", "degraded"])
+        let warning = watcher.states[4]
+        #expect(warning.error?.status == 503 && warning.tokenFingerprint == first.fingerprint)
+        // Past the outage floor nothing usable is left: the state says failed, with the error.
+        h.clock.advance(by: 150)
+        let past = Task { [provider = h.provider, truck] in try await provider.token(for: truck) }
+        await h.runClock(until: past)
+        await #expect(throws: FleetAuthError.self) { try await past.value }
+        try await watcher.phases(count: 6)
+        #expect(watcher.states[5].phase == .failed && watcher.states[5].tokenFingerprint == nil)
+        #expect(
+            watcher.states[5].error?.status == 503, "\(watcher.states[5]) \(watcher.states[5].error?.message ?? "")")
+        // The backend returns; the next fetch brings a fresh token.
+        h.backendFails(nil)
+        h.clock.advance(by: 60)
+        let back = try await h.provider.token(for: truck)
+        #expect(back.fingerprint != first.fingerprint)
+        let last = try #require(try await watcher.phases(count: 7).last)
+        #expect(last == "fresh")
+        #expect(watcher.states.last?.tokenFingerprint == back.fingerprint)
+    }
+
+    @Test func aRejectedTokenAndASignOutAreStatesToo() async throws {
+        let h = try ProviderHarness()
+        let watcher = StateWatcher(h.provider.tokenStates())
+        let token = try await h.provider.token(for: truck)
+        _ = try await h.provider.token(for: TruckContext(vehicleID: "v-7"))
+        try await watcher.phases(count: 4)
+        h.provider.invalidate(token.value, for: truck)
+        try await watcher.phases(count: 5)
+        #expect(watcher.states[4].scope == truck.scope && watcher.states[4].phase == .noToken)
+        h.provider.invalidateAll()
+        let phases = try await watcher.phases(count: 6)
+        // Only v-7 still held a token; its stream says signed out.
+        #expect(phases.last == "signedOut" && watcher.states.last?.scope == .vehicle("v-7"))
+    }
+
+    @Test func aStreamStartsWithWhatHoldsNow() async throws {
+        let h = try ProviderHarness()
+        let token = try await h.provider.token(for: truck)
+        let watcher = StateWatcher(h.provider.tokenStates(for: truck))
+        try await watcher.phases(count: 1)
+        #expect(watcher.states[0].phase == .fresh && watcher.states[0].tokenFingerprint == token.fingerprint)
+        let everything = StateWatcher(h.provider.tokenStates())
+        #expect(try await everything.phases(count: 1) == ["fresh"])
+    }
+
+    @Test func aStreamOnlyCarriesItsOwnContextAndNoRepeats() async throws {
+        let h = try ProviderHarness()
+        let watcher = StateWatcher(h.provider.tokenStates(for: truck))
+        _ = try await h.provider.token(for: TruckContext(vehicleID: "v-7"))
+        _ = try await h.provider.token(for: truck)
+        for _ in 0..<10 { _ = try await h.provider.token(for: truck) }
+        await h.provider.waitUntilIdle()
+        #expect(try await watcher.phases(count: 3) == ["noToken", "refreshing", "fresh"])
+        for _ in 0..<100 { await Task.yield() }
+        #expect(watcher.states.count == 3)
+        #expect(watcher.states.allSatisfy { $0.scope == truck.scope })
+    }
+
+    @Test func theStreamEndsWhenTheProviderIsReleased() async throws {
+        var h: ProviderHarness? = try ProviderHarness()
+        let watcher = StateWatcher(h!.provider.tokenStates(for: truck))
+        try await watcher.phases(count: 1)
+        #expect(!watcher.hasEnded)
+        h = nil
+        _ = try await eventually { watcher.hasEnded ? true : nil }
+    }
+
+    @Test func noStateCarriesTheTokenValue() async throws {
+        let h = try ProviderHarness()
+        let watcher = StateWatcher(h.provider.tokenStates())
+        let token = try await h.provider.token(for: truck)
+        try await watcher.phases(count: 2)
+        for state in watcher.states {
+            let text = "\(state) \(String(reflecting: state))"
+            for part in token.value.split(separator: ".") { #expect(!text.contains(part)) }
+        }
+        #expect(watcher.states[1].description.hasPrefix("vehicle v-42 fresh tok_"))
+    }
+}
+
+@Suite("Prefetch")
+struct PrefetchTests {
+    let contexts = ["v-1", "v-2", "v-3"].map(TruckContext.init)
+
+    @Test func prefetchWarmsEachContextOnceAndLeavesFreshTokensAlone() async throws {
+        let h = try ProviderHarness()
+        let failures = await h.provider.prefetch(contexts + contexts)
+        #expect(failures.isEmpty)
+        #expect(h.backend.mintedCount == 3)
+        for context in contexts { #expect(h.provider.cachedUsableToken(for: context) != nil) }
+        await h.provider.prefetch(contexts)
+        #expect(h.backend.mintedCount == 3)
+        #expect(h.transport.requestCount == 3)
+    }
+
+    @Test func prefetchSharesTheSingleFlightWithCallers() async throws {
+        let h = try ProviderHarness(latency: 1)
+        let caller = Task { [provider = h.provider, context = contexts[0]] in try await provider.token(for: context) }
+        let warming = Task { [provider = h.provider, contexts] in await provider.prefetch([contexts[0]]) }
+        _ = try await eventually { h.transport.requestCount == 1 ? true : nil }
+        for _ in 0..<200 { await Task.yield() }
+        h.clock.advance(by: 1)
+        _ = try await caller.value
+        #expect(await warming.value.isEmpty)
+        #expect(h.transport.requestCount == 1)
+    }
+
+    @Test func prefetchFailuresAreReturnedAndWatchedNotThrown() async throws {
+        let h = try ProviderHarness()
+        h.backendFails(403)
+        let watcher = StateWatcher(h.provider.tokenStates(for: contexts[0]))
+        let failures = await h.provider.prefetch([contexts[0]])
+        #expect(failures.count == 1 && failures.first?.status == 403 && failures.first?.scope == contexts[0].scope)
+        let phases = try await watcher.phases(count: 3)
+        #expect(phases == ["noToken", "refreshing", "failed"])
+    }
+}
