@@ -64,6 +64,11 @@ let package = Package(
             path: "Examples/SeedPort"
         ),
         .executableTarget(
+            name: "PlatformAdapter",
+            dependencies: ["ExampleSupport", "FleetAuthDriver", "FleetAuthURLSession", "FleetAuthInMemory"],
+            path: "Examples/PlatformAdapter"
+        ),
+        .executableTarget(
             name: "CustomTransport",
             dependencies: ["FleetAuthDriver", "FleetAuthInMemory"],
             path: "Examples/CustomTransport"
@@ -106,7 +111,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "FleetAuthTestSupport"]
+            dependencies: [
+                "DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "PlatformAdapter", "FleetAuthTestSupport",
+            ]
         ),
     ]
 )

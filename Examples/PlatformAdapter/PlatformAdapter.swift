@@ -1,0 +1,115 @@
+// PlatformAdapter: FleetAuth's provider handed to the platform driver SDK through the few
+// lines of adapter an app writes (`PlatformTokenAdapter.swift`), against a stand-in of the
+// SDK's protocol (`PlatformSDK.swift`).
+//
+//   swift run PlatformAdapter                   # embedded in-memory token backend
+//   swift run PlatformAdapter --token-url 'https://api.example.com/token/driver/{vehicleId}' \
+//       --format jwt-expiration-timestamp --vehicle-id v-42
+//
+// It asks for tokens as the SDK does (a vehicle, the same vehicle again, a delivery task, and
+// a context without a vehicle ID) and checks the contract: a token or an error, the
+// completion called exactly once and never inside the call.
+import ExampleSupport
+import FleetAuthDriver
+import FleetAuthInMemory
+import FleetAuthURLSession
+import Foundation
+
+@main
+struct PlatformAdapterExample {
+    static let usage = """
+        usage: PlatformAdapter [--vehicle-id ID] [--token-url URL [--format PRESET] [--header 'Name: value']...]
+                               [--audience AUD|none]]
+        Without --token-url the token backend is embedded, in memory.
+        PRESET: \(CommandLineOptions.formatNames)
+        Exit status: 0 every request kept the contract, 1 any did not, 2 usage error.
+        """
+
+    /// One request the stand-in SDK made, and how it ended.
+    struct Request: CustomStringConvertible {
+        let label: String
+        let expectsToken: Bool
+        let answer: PlatformDriverSDK.Answer
+
+        var keptContract: Bool {
+            answer.completions == 1 && !answer.calledSynchronously && (answer.token != nil) == expectsToken
+                && (answer.error != nil) != expectsToken
+        }
+
+        var description: String {
+            let outcome =
+                answer.token.map { "token \(AuthToken.fingerprint(of: $0))" }
+                ?? "error: \(answer.error ?? "none")"
+            let manner = answer.calledSynchronously ? "inside the call" : "asynchronously"
+            let verdict = keptContract ? "ok" : "BROKE THE CONTRACT"
+            return "\(verdict)  \(label): \(outcome) (\(answer.completions) completion, \(manner))"
+        }
+    }
+
+    /// The requests, in order, made through the adapter over `provider`.
+    static func run(provider: DriverTokenProvider, vehicleID: String) async -> [Request] {
+        let sdk = PlatformDriverSDK(authorization: PlatformTokenAdapter(provider: provider))
+        let asks: [(String, PlatformAuthorizationContext?, Bool)] = [
+            ("vehicle \(vehicleID)", PlatformAuthorizationContext(vehicleID: vehicleID), true),
+            ("vehicle \(vehicleID) again (cached)", PlatformAuthorizationContext(vehicleID: vehicleID), true),
+            (
+                "vehicle \(vehicleID) task task-1",
+                PlatformAuthorizationContext(vehicleID: vehicleID, taskID: "task-1"), true
+            ),
+            ("no vehicle ID yet", PlatformAuthorizationContext(vehicleID: nil), false),
+            ("no context", nil, false),
+        ]
+        var requests: [Request] = []
+        for (label, context, expectsToken) in asks {
+            requests.append(
+                Request(label: label, expectsToken: expectsToken, answer: await sdk.requestToken(for: context)))
+        }
+        return requests
+    }
+
+    /// A provider on an in-memory backend: the embedded default.
+    static func embeddedProvider() throws -> DriverTokenProvider {
+        let transport = InMemoryTransport()
+        transport.mount(InMemoryTokenBackend(), at: "/driver-token")
+        return try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport)
+    }
+
+    static func main() async {
+        let status: Int32
+        do {
+            let arguments = try CommandLineOptions(
+                Array(CommandLine.arguments.dropFirst()),
+                valueNames: ["token-url", "format", "header", "vehicle-id", "audience"])
+            if arguments.flag("help") {
+                print(usage)
+                exit(0)
+            }
+            let provider: DriverTokenProvider
+            let vehicleID = arguments.value("vehicle-id") ?? "v-42"
+            if let tokenURL = arguments.value("token-url") {
+                let headers = try arguments.headers()  // the app's credential; never printed
+                provider = try DriverTokenProvider(
+                    endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
+                    transport: URLSessionTransport(), rules: arguments.rules())
+            } else if let stray = arguments.givenNames.subtracting(["help", "vehicle-id"]).sorted().first {
+                throw CommandLineOptions.UsageError(message: "--\(stray) applies only with --token-url")
+            } else {
+                provider = try embeddedProvider()
+            }
+            let requests = await run(provider: provider, vehicleID: vehicleID)
+            for request in requests { print(request) }
+            let kept = requests.filter(\.keptContract).count
+            print("summary: \(kept) of \(requests.count) requests kept the platform's contract")
+            status = kept == requests.count ? 0 : 1
+        } catch let error as CommandLineOptions.UsageError {
+            FileHandle.standardError.write(
+                Data("PlatformAdapter: \(error.message)\nRun `PlatformAdapter --help` for usage.\n".utf8))
+            status = 2
+        } catch {
+            FileHandle.standardError.write(Data("PlatformAdapter: \(error)\n".utf8))
+            status = 1
+        }
+        exit(status)
+    }
+}

@@ -1,0 +1,44 @@
+import FleetAuthDriver
+import Foundation
+import Testing
+
+@testable import PlatformAdapter
+
+/// An adapter that breaks the platform's contract: it answers inside the call, twice.
+final class HastyAdapter: NSObject, PlatformAuthorization {
+    func fetchToken(
+        with authorizationContext: PlatformAuthorizationContext?, completion: @escaping PlatformTokenCompletion
+    ) {
+        completion("not-a-token", nil)
+        completion("not-a-token", nil)
+    }
+}
+
+@Suite("The platform SDK adapter example")
+struct PlatformAdapterTests {
+    @Test func everyRequestThroughTheAdapterKeepsThePlatformsContract() async throws {
+        let provider = try PlatformAdapterExample.embeddedProvider()
+        let requests = await PlatformAdapterExample.run(provider: provider, vehicleID: "v-42")
+        #expect(requests.count == 5)
+        for request in requests {
+            #expect(request.keptContract, "\(request)")
+            #expect(request.answer.completions == 1 && !request.answer.calledSynchronously)
+        }
+        // A token for the vehicle, the same one from the cache, and errors that say what is
+        // missing instead of an assertion.
+        #expect(requests[0].answer.token != nil && requests[0].answer.token == requests[1].answer.token)
+        #expect(requests[2].answer.token != nil)
+        #expect(requests[3].answer.error?.contains("without a vehicle ID") == true)
+        #expect(requests[4].answer.error?.contains("without an authorization context") == true)
+        #expect(provider.statistics.fetches == 2)  // the vehicle, and its task
+    }
+
+    @Test func theStandInSDKCatchesAnAdapterThatAnswersInsideTheCallOrTwice() async {
+        let sdk = PlatformDriverSDK(authorization: HastyAdapter())
+        let answer = await sdk.requestToken(for: PlatformAuthorizationContext(vehicleID: "v-42"))
+        #expect(answer.completions == 2 && answer.calledSynchronously)
+        let request = PlatformAdapterExample.Request(label: "hasty", expectsToken: true, answer: answer)
+        #expect(!request.keptContract)
+        #expect(request.description.hasPrefix("BROKE THE CONTRACT"))
+    }
+}
