@@ -5,21 +5,37 @@ import PackageDescription
 
 let package = Package(
     name: "FleetAuthBenchmarks",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    // The peers use Synchronization's Mutex and Atomic (macOS 15 and later); the library does not.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     dependencies: [.package(name: "FleetAuth", path: "..")],
     targets: [
-        .executableTarget(
-            name: "fleetauth-bench",
+        // What the benchmarks measure: FleetAuth's lookups and the peers they are judged against.
+        .target(
+            name: "BenchmarkSubjects",
             dependencies: [
                 .product(name: "FleetAuthCore", package: "FleetAuth"),
                 .product(name: "FleetAuthDriver", package: "FleetAuth"),
                 .product(name: "FleetAuthInMemory", package: "FleetAuth"),
-            ],
-            swiftSettings: [
-                .enableUpcomingFeature("ExistentialAny"),
-                .enableUpcomingFeature("InternalImportsByDefault"),
-                .enableUpcomingFeature("MemberImportVisibility"),
             ]
-        )
+        ),
+        .executableTarget(
+            name: "fleetauth-bench",
+            dependencies: [
+                "BenchmarkSubjects",
+                .product(name: "FleetAuthCore", package: "FleetAuth"),
+                .product(name: "FleetAuthDriver", package: "FleetAuth"),
+                .product(name: "FleetAuthInMemory", package: "FleetAuth"),
+            ]
+        ),
+        // One design's lookups on the main thread alone, for callgrind (`fleetauth-bench --instructions`).
+        .executableTarget(name: "fleetauth-instructions", dependencies: ["BenchmarkSubjects"]),
     ]
 )
+
+for target in package.targets {
+    target.swiftSettings = [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -1,3 +1,4 @@
+import BenchmarkSubjects
 import FleetAuthCore
 import FleetAuthDriver
 import FleetAuthInMemory
@@ -5,7 +6,7 @@ import Foundation
 
 /// The measurements, each returning its figures.
 enum Benchmarks {
-    static let endpoint = TokenEndpoint(url: "https://backend.example.com/token", format: .swiftSample())
+    static let endpoint = BenchTransport.endpoint
 
     // MARK: Lookup against the practical floor
 

@@ -1,5 +1,6 @@
 // fleetauth-bench: FleetAuth beside the seed sample it replaces and beside the fastest
 // lookup physically possible. Run with `swift run -c release fleetauth-bench [--json]`.
+import BenchmarkSubjects
 import Foundation
 
 @main
@@ -11,6 +12,20 @@ struct FleetAuthBench {
             CommandLine.arguments.firstIndex(of: name).flatMap { index in
                 CommandLine.arguments.indices.contains(index + 1) ? Double(CommandLine.arguments[index + 1]) : nil
             }
+        }
+        if CommandLine.arguments.contains("--instructions") {
+            // Instructions per lookup under callgrind: slow, but repeatable on a noisy machine.
+            let names = CommandLine.arguments.drop { $0 != "--instructions" }.dropFirst()
+                .prefix { !$0.hasPrefix("--") }
+            let designs =
+                names.isEmpty
+                ? LookupDesign.allCases
+                : try names.map { name in
+                    guard let design = LookupDesign(rawValue: name) else { throw BenchError("unknown design \(name)") }
+                    return design
+                }
+            print(InstructionCount.report(try InstructionCount.measure(designs)))
+            return
         }
         if let vehicles = option("--day-vehicles") {
             // Only the simulated day, at the size given, for exploring how it scales.

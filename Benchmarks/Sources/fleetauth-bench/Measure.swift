@@ -1,3 +1,4 @@
+import BenchmarkSubjects
 import Foundation
 
 /// Timing and memory helpers for the benchmarks.

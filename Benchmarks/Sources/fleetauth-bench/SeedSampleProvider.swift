@@ -1,3 +1,4 @@
+import BenchmarkSubjects
 import FleetAuthCore
 import Foundation
 

@@ -2,15 +2,15 @@ import Foundation
 
 /// A value behind a lock, for the benchmark's own counters and flags (the library's lock
 /// type is not public).
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     // Safe because `value` is only read or written inside `withLock`, which holds `lock`
     // for the whole access.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) where Value: Sendable { self.value = value }
+    public init(_ value: Value) where Value: Sendable { self.value = value }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,25 +1,28 @@
-import FleetAuthCore
+public import FleetAuthCore
 import FleetAuthInMemory
-import Foundation
+public import Foundation
 
 /// A token backend for the benchmarks: mints a JWT for the requested vehicle after
 /// `latency` seconds on `clock`, counts requests, and keeps nothing else (so memory
 /// measurements see only the SDK's own cache).
-final class BenchTransport: HTTPTransport {
+public final class BenchTransport: HTTPTransport {
+    /// The token endpoint every benchmark asks.
+    public static let endpoint = TokenEndpoint(url: "https://backend.example.com/token", format: .swiftSample())
+
     private let clock: any WallClock
     private let latency: TimeInterval
     private let lifetime: TimeInterval
     private let counter = Locked(0)
 
-    init(clock: any WallClock, latency: TimeInterval, lifetime: TimeInterval = 3600) {
+    public init(clock: any WallClock, latency: TimeInterval, lifetime: TimeInterval = 3600) {
         self.clock = clock
         self.latency = latency
         self.lifetime = lifetime
     }
 
-    var requestCount: Int { counter.withLock { $0 } }
+    public var requestCount: Int { counter.withLock { $0 } }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let serial = counter.withLock { count -> Int in
             count += 1
             return count

@@ -1,0 +1,81 @@
+public import FleetAuthCore
+public import FleetAuthDriver
+import Foundation
+
+/// The lookups compared, each set up with one cached token for `vehicle-42`: the peers of
+/// ``Peers`` and FleetAuth's three entry points. Used for timings and instruction counts.
+public enum LookupDesign: String, CaseIterable, Sendable {
+    case floor, snapshot, actor
+    case fleetAuthSync = "fleetauth-sync"
+    case fleetAuthAsync = "fleetauth-async"
+    case fleetAuthMainActor = "fleetauth-main-actor"
+
+    /// How the table names it.
+    public var title: String {
+        switch self {
+        case .floor: "correct floor: Mutex + [String: Entry] + boot-time clock"
+        case .snapshot: "atomic snapshot of an immutable table + clock"
+        case .actor: "actor cache + clock"
+        case .fleetAuthSync: "FleetAuth cachedUsableToken(for:)"
+        case .fleetAuthAsync: "FleetAuth fetchToken(with:) (async)"
+        case .fleetAuthMainActor: "FleetAuth fetchToken(with:) from @MainActor"
+        }
+    }
+
+    /// Ready-made lookups of every design, sharing one provider.
+    public struct Subjects: Sendable {
+        public let provider: DriverTokenProvider
+        public let context = DriverAuthorizationContext(vehicleID: "vehicle-42")
+        let floor: Peers.Floor
+        let snapshot: Peers.Snapshot
+        let actor: Peers.ActorCache
+
+        public static func make() async throws -> Subjects {
+            let clock = SystemWallClock()
+            let provider = try DriverTokenProvider(
+                endpoint: BenchTransport.endpoint, transport: BenchTransport(clock: clock, latency: 0), clock: clock)
+            let token = try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "vehicle-42"))
+            // The same token, with the same life left, in every peer; a few neighbours so that
+            // the table is not a single entry.
+            var entries: [String: Peers.Entry] = [:]
+            for index in 0..<8 {
+                entries["vehicle-\(index + 40)"] = Peers.Entry(token: token, expiresAt: Peers.bootTime() + 3600)
+            }
+            return Subjects(
+                provider: provider, floor: Peers.Floor(entries), snapshot: Peers.Snapshot(entries),
+                actor: Peers.ActorCache(entries))
+        }
+    }
+
+    /// Runs `iterations` lookups; returns a checksum so that the work cannot be dropped.
+    public func run(_ subjects: Subjects, iterations: Int) async throws -> Int {
+        var sum = 0
+        let key = "vehicle-42"
+        switch self {
+        case .floor:
+            for _ in 0..<iterations { sum &+= subjects.floor.token(for: key)?.utf8.count ?? 0 }
+        case .snapshot:
+            for _ in 0..<iterations { sum &+= subjects.snapshot.token(for: key)?.utf8.count ?? 0 }
+        case .actor:
+            for _ in 0..<iterations { sum &+= await subjects.actor.token(for: key)?.utf8.count ?? 0 }
+        case .fleetAuthSync:
+            for _ in 0..<iterations {
+                sum &+= subjects.provider.cachedUsableToken(for: subjects.context)?.value.utf8.count ?? 0
+            }
+        case .fleetAuthAsync:
+            for _ in 0..<iterations {
+                sum &+= try await subjects.provider.fetchToken(with: subjects.context).utf8.count
+            }
+        case .fleetAuthMainActor:
+            sum = try await Self.runOnMainActor(subjects, iterations: iterations)
+        }
+        return sum
+    }
+
+    @MainActor
+    private static func runOnMainActor(_ subjects: Subjects, iterations: Int) async throws -> Int {
+        var sum = 0
+        for _ in 0..<iterations { sum &+= try await subjects.provider.fetchToken(with: subjects.context).utf8.count }
+        return sum
+    }
+}

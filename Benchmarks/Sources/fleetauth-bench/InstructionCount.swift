@@ -1,0 +1,67 @@
+import BenchmarkSubjects
+import Foundation
+
+/// Instructions per lookup, counted by callgrind: repeatable where time is not. Each
+/// design runs in a child process under `valgrind --tool=callgrind` twice, with two
+/// iteration counts; the difference over the difference in lookups is the per-lookup count,
+/// free of start-up and set-up.
+enum InstructionCount {
+    static let fewer = 20_000
+    static let more = 120_000
+
+    /// Per-lookup instructions of every design (the ones given, or all).
+    static func measure(_ designs: [LookupDesign]) throws -> [(LookupDesign, Double)] {
+        try designs.map { design in
+            let low = try collected(design, iterations: fewer)
+            let high = try collected(design, iterations: more)
+            return (design, Double(high - low) / Double(more - fewer))
+        }
+    }
+
+    /// The instructions callgrind collected over a whole run of `design`.
+    private static func collected(_ design: LookupDesign, iterations: Int) throws -> Int {
+        let process = Process()
+        // The child sits beside this executable in the build folder.
+        let child = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("fleetauth-instructions").path
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", child, design.rawValue,
+            String(iterations),
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+            let line = output.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+            let count = line.split(separator: " ").last.flatMap({ Int($0) })
+        else {
+            throw BenchError(
+                "callgrind run of \(design.rawValue) failed (is Debian's valgrind installed?): \(output.suffix(400))")
+        }
+        return count
+    }
+
+    /// A table of per-lookup instructions with each design's ratio to the floor.
+    static func report(_ counts: [(LookupDesign, Double)]) -> String {
+        let floor = counts.first { $0.0 == .floor }?.1
+        let width = counts.map(\.0.title.count).max() ?? 0
+        var lines = ["Instructions per lookup (callgrind, \(more - fewer) lookups, set-up subtracted)"]
+        for (design, count) in counts {
+            let ratio = floor.map { String(format: "  %.2f× the floor", count / $0) } ?? ""
+            lines.append(
+                "  " + design.title.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + String(format: "  %6.0f", count) + ratio)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A benchmark that could not run, and why.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
