@@ -14,14 +14,17 @@ public final class BenchTransport: HTTPTransport {
     private let lifetime: TimeInterval
     private let counter = Locked(0)
 
+    /// Creates a backend answering after `latency` seconds of `clock`, minting `lifetime`-second tokens.
     public init(clock: any WallClock, latency: TimeInterval, lifetime: TimeInterval = 3600) {
         self.clock = clock
         self.latency = latency
         self.lifetime = lifetime
     }
 
+    /// Requests answered so far.
     public var requestCount: Int { counter.withLock { $0 } }
 
+    /// Mints a token for the request's vehicle.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let serial = counter.withLock { count -> Int in
             count += 1

@@ -8,8 +8,10 @@ public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
+    /// Creates the lock around `value`.
     public init(_ value: Value) where Value: Sendable { self.value = value }
 
+    /// Runs `body` with the value, under the lock.
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

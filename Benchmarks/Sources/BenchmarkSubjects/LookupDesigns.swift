@@ -24,12 +24,15 @@ public enum LookupDesign: String, CaseIterable, Sendable {
 
     /// Ready-made lookups of every design, sharing one provider.
     public struct Subjects: Sendable {
+        /// FleetAuth's provider, with the token cached.
         public let provider: DriverTokenProvider
+        /// The context every FleetAuth lookup asks for.
         public let context = DriverAuthorizationContext(vehicleID: "vehicle-42")
         let floor: Peers.Floor
         let snapshot: Peers.Snapshot
         let actor: Peers.ActorCache
 
+        /// Fetches the token and fills every peer with it.
         public static func make() async throws -> Subjects {
             let clock = SystemWallClock()
             let provider = try DriverTokenProvider(

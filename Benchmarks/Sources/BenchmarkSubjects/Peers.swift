@@ -13,8 +13,11 @@ import Synchronization
 public enum Peers {
     /// A cached token and its expiry on the boot-time clock.
     public struct Entry: Sendable {
+        /// The token's value.
         public let token: String
+        /// When it expires, in ``Peers/bootTime()`` seconds.
         public let expiresAt: Double
+        /// Creates an entry.
         public init(token: String, expiresAt: Double) {
             self.token = token
             self.expiresAt = expiresAt
@@ -36,8 +39,10 @@ public enum Peers {
     /// The correct floor: a mutex around a `[String: Entry]`, a clock read and a compare.
     public final class Floor: Sendable {
         private let table: Mutex<[String: Entry]>
+        /// Creates the table.
         public init(_ entries: [String: Entry]) { table = Mutex(entries) }
 
+        /// The unexpired token for `key`, if any.
         public func token(for key: String) -> String? {
             let now = bootTime()
             return table.withLock { table in
@@ -57,8 +62,10 @@ public enum Peers {
             public init(_ entries: [String: Entry]) { self.entries = entries }
         }
         private let current: Atomic<Unmanaged<Table>>
+        /// Publishes the first table.
         public init(_ entries: [String: Entry]) { current = Atomic(Unmanaged.passRetained(Table(entries))) }
 
+        /// The unexpired token for `key`, if any.
         public func token(for key: String) -> String? {
             let now = bootTime()
             let table = current.load(ordering: .acquiring)
@@ -72,8 +79,10 @@ public enum Peers {
     /// The common iOS pattern: an actor around a dictionary.
     public actor ActorCache {
         private let entries: [String: Entry]
+        /// Creates the cache.
         public init(_ entries: [String: Entry]) { self.entries = entries }
 
+        /// The unexpired token for `key`, if any.
         public func token(for key: String) -> String? {
             let now = bootTime()
             guard let entry = entries[key], entry.expiresAt > now else { return nil }
