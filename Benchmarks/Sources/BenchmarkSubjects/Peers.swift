@@ -59,7 +59,7 @@ public enum Peers {
     public final class Snapshot: Sendable {
         final class Table: Sendable {
             let entries: [String: Entry]
-            public init(_ entries: [String: Entry]) { self.entries = entries }
+            init(_ entries: [String: Entry]) { self.entries = entries }
         }
         private let current: Atomic<Unmanaged<Table>>
         /// Publishes the first table.
