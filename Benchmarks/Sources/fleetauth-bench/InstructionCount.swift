@@ -29,6 +29,10 @@ enum InstructionCount {
             "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", child, design.rawValue,
             String(iterations),
         ]
+        // Hash seeds fixed, so that probe sequences (and counts) repeat from run to run.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
+        process.environment = environment
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

@@ -92,6 +92,13 @@ public struct SystemWallClock: WallClock {
     /// Seconds since boot, sleep included: `CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC`
     /// (which counts through sleep there) on Apple systems.
     public func uptime() -> TimeInterval {
+        Self.uptime()
+    }
+
+    /// ``uptime()`` without an instance: the engine's lookup reads it directly when its
+    /// clock is the system's, skipping the protocol's dynamic dispatch.
+    @inline(__always)
+    package static func uptime() -> TimeInterval {
         var spec = timespec()
         #if os(Linux)
             let clockID = CLOCK_BOOTTIME

@@ -19,11 +19,19 @@ package final class LockedState<State>: @unchecked Sendable, CustomReflectable {
     // never escape the closure by reference unless the caller copies them out, and the
     // initializer requires `State: Sendable` for anything that crosses threads.
     private let lock = PlatformLock()
-    private var state: State
+    /// The state at a fixed address: reached through a pointer, an access needs no dynamic
+    /// exclusivity check (the lock already makes it exclusive).
+    private let state: UnsafeMutablePointer<State>
 
     /// Creates the box with its first value.
     package init(_ initialState: State) where State: Sendable {
-        self.state = initialState
+        state = UnsafeMutablePointer.allocate(capacity: 1)
+        state.initialize(to: initialState)
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// No children: `dump` and debuggers must not read the state without the lock, nor
@@ -36,7 +44,7 @@ package final class LockedState<State>: @unchecked Sendable, CustomReflectable {
     package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
-        return try body(&state)
+        return try body(&state.pointee)
     }
 }
 

@@ -59,6 +59,9 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     public let id: String
     /// The delivery task ID, for delivery fleets; `nil` otherwise.
     public let taskID: String?
+    /// The IDs' hash (seeded per process, as `Hasher` is), computed once when the scope is
+    /// made: the engine's cache finds a scope by it without hashing on every lookup.
+    package let hashCode: Int
 
     /// Creates a scope, its IDs normalized to NFC (so an ID typed two ways is one scope).
     /// Use ``validated()`` before sending it anywhere.
@@ -66,6 +69,10 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         self.kind = kind
         self.id = Self.normalized(id)
         self.taskID = taskID.map(Self.normalized)
+        var hasher = Hasher()
+        hasher.combine(self.id)
+        if let taskID = self.taskID { hasher.combine(taskID) }
+        hashCode = hasher.finalize()
     }
 
     /// `id` in Unicode NFC, as the fleet service compares IDs; ASCII IDs are returned as
@@ -95,11 +102,15 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         AuthorizationScope(kind: .task, id: id)
     }
 
-    /// Hashes the IDs only: scopes of different kinds with one ID are rare in one cache
-    /// and stay apart by `==`, and every lookup pays for this hash.
+    /// Feeds the IDs' hash, computed when the scope was made: scopes of different kinds
+    /// with one ID are rare in one table and stay apart by `==`.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(id)
-        if let taskID { hasher.combine(taskID) }
+        hasher.combine(hashCode)
+    }
+
+    /// Same kind and IDs; the stored hashes tell most different scopes apart first.
+    public static func == (lhs: AuthorizationScope, rhs: AuthorizationScope) -> Bool {
+        lhs.hashCode == rhs.hashCode && lhs.kind == rhs.kind && lhs.id == rhs.id && lhs.taskID == rhs.taskID
     }
 
     /// `vehicle v-42`, `vehicle v-42 task t-1` or `trip t-7`. IDs are not secrets.

@@ -79,50 +79,59 @@ package struct TokenCache {
         }
     }
 
-    private struct Slot {
-        var scope: AuthorizationScope
+    /// One cached scope. A class, so that a lookup reads and marks it in place: nothing is
+    /// copied but the token handed out.
+    private final class Slot: @unchecked Sendable {
+        // Safe because a slot lives in one cache, which only its shard's lock lets anyone touch.
+        let scope: AuthorizationScope
         var entry: Entry
-        var referenced: Bool
+        var referenced = false
+
+        init(scope: AuthorizationScope, entry: Entry) {
+            self.scope = scope
+            self.entry = entry
+        }
     }
 
     /// The most entries kept.
     package let capacity: Int
     /// The ring the clock hand walks; a `nil` slot is free.
     private var slots: [Slot?] = []
-    private var positions: [AuthorizationScope: Int] = [:]
+    /// Where each scope's slot is.
+    private var positions: ScopeIndex
     private var freePositions: [Int] = []
     private var hand = 0
 
     /// Creates an empty cache holding at most `capacity` entries (at least one).
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
+        positions = ScopeIndex()
     }
 
     /// How many scopes have an entry.
     package var count: Int { positions.count }
 
     /// The scopes that have an entry.
-    package var scopes: Dictionary<AuthorizationScope, Int>.Keys { positions.keys }
+    package var scopes: [AuthorizationScope] { slots.compactMap { $0?.scope } }
 
     /// The token for `scope`, its state at `now` and whether it is above its outage floor,
     /// marking the entry as used so eviction passes it over once, and recording the lookup
     /// when it falls in the entry's refresh window. Nothing else is copied or written.
+    @inline(__always)
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
-        guard let position = positions[scope] else { return nil }
-        return slots.withUnsafeMutableBufferPointer { slots in
-            if !slots[position]!.referenced { slots[position]!.referenced = true }
-            if now >= slots[position]!.entry.watchFrom { slots[position]!.entry.recordLookup(at: now) }
-            let entry = slots[position]!.entry
-            return (entry.token, entry.freshness(at: now), now < entry.floorAt)
-        }
+        guard let position = positions.position(of: scope, in: slots) else { return nil }
+        guard let slot = slots[position] else { return nil }
+        if !slot.referenced { slot.referenced = true }
+        if now >= slot.entry.watchFrom { slot.entry.recordLookup(at: now) }
+        return (slot.entry.token, slot.entry.freshness(at: now), now < slot.entry.floorAt)
     }
 
     /// Evicts one entry other than `spared` the way a full cache does (the first the clock
     /// hand finds unreferenced); `nil` when there is no other entry.
     package mutating func evictOne(sparing spared: AuthorizationScope) -> AuthorizationScope? {
-        guard positions.count > (positions[spared] == nil ? 0 : 1) else { return nil }
+        guard positions.count > (positions.position(of: spared, in: slots) == nil ? 0 : 1) else { return nil }
         var victim = nextVictim()
         while slots[victim] == nil || slots[victim]!.scope == spared { victim = nextVictim() }
         let scope = slots[victim]!.scope
@@ -132,13 +141,13 @@ package struct TokenCache {
 
     /// The entry for `scope`, without marking it as used.
     package func peek(_ scope: AuthorizationScope) -> Entry? {
-        positions[scope].flatMap { slots[$0]?.entry }
+        positions.position(of: scope, in: slots).flatMap { slots[$0]?.entry }
     }
 
     /// Stores `entry` for `scope`, replacing any earlier one.
     /// - Returns: the scope evicted to make room, if any.
     package mutating func store(_ entry: Entry, for scope: AuthorizationScope) -> AuthorizationScope? {
-        if let position = positions[scope] {
+        if let position = positions.position(of: scope, in: slots) {
             slots[position]!.entry = entry
             return nil
         }
@@ -152,10 +161,10 @@ package struct TokenCache {
         } else {
             position = nextVictim()
             evicted = slots[position]!.scope
-            positions[evicted!] = nil
+            positions.remove(evicted!, in: slots)
         }
-        slots[position] = Slot(scope: scope, entry: entry, referenced: false)
-        positions[scope] = position
+        slots[position] = Slot(scope: scope, entry: entry)
+        positions.insert(scope, at: position)
         return evicted
     }
 
@@ -163,7 +172,7 @@ package struct TokenCache {
     /// - Returns: the removed entry, if there was one.
     @discardableResult
     package mutating func remove(_ scope: AuthorizationScope) -> Entry? {
-        guard let position = positions.removeValue(forKey: scope) else { return nil }
+        guard let position = positions.remove(scope, in: slots) else { return nil }
         let entry = slots[position]?.entry
         slots[position] = nil
         freePositions.append(position)
@@ -173,7 +182,7 @@ package struct TokenCache {
     /// Removes every entry.
     package mutating func removeAll() {
         slots.removeAll()
-        positions.removeAll()
+        positions = ScopeIndex()
         freePositions.removeAll()
         hand = 0
     }
@@ -186,9 +195,94 @@ package struct TokenCache {
             defer { hand = (hand + 1) % slots.count }
             guard let slot = slots[hand] else { return hand }  // free: the caller skips it
             if slot.referenced {
-                slots[hand]!.referenced = false
+                slot.referenced = false
             } else {
                 return hand
+            }
+        }
+    }
+
+    /// Where each scope's slot is: open addressing with linear probing over the scopes'
+    /// precomputed hashes (``AuthorizationScope/hashCode``), so a lookup hashes nothing. It
+    /// grows to keep at most half its buckets full; removal shifts later entries back, so no
+    /// tombstones build up.
+    private struct ScopeIndex {
+        /// A slot's position plus one; 0 is an empty bucket.
+        private var buckets: [Int32]
+        /// The hash of the scope in each bucket, to skip most comparisons and to rehash.
+        private var hashes: [Int]
+        private var mask: Int
+        private(set) var count = 0
+
+        init() {
+            buckets = Array(repeating: 0, count: 8)
+            hashes = Array(repeating: 0, count: 8)
+            mask = 7
+        }
+
+        /// The bucket holding `scope`, or the empty bucket where it would go.
+        @inline(__always)
+        private func bucket(of scope: AuthorizationScope, in slots: [Slot?]) -> (index: Int, found: Bool) {
+            let hash = scope.hashCode
+            var index = hash & mask
+            while true {
+                let stored = buckets[index]
+                if stored == 0 { return (index, false) }
+                if hashes[index] == hash, slots[Int(stored) - 1]?.scope == scope { return (index, true) }
+                index = (index + 1) & mask
+            }
+        }
+
+        /// The position of `scope`'s slot, if it has one.
+        @inline(__always)
+        func position(of scope: AuthorizationScope, in slots: [Slot?]) -> Int? {
+            let (index, found) = bucket(of: scope, in: slots)
+            return found ? Int(buckets[index]) - 1 : nil
+        }
+
+        /// Records that `scope`, which has no slot yet, is at `position`.
+        mutating func insert(_ scope: AuthorizationScope, at position: Int) {
+            if (count + 1) * 2 > buckets.count { grow() }
+            var index = scope.hashCode & mask
+            while buckets[index] != 0 { index = (index + 1) & mask }
+            buckets[index] = Int32(position + 1)
+            hashes[index] = scope.hashCode
+            count += 1
+        }
+
+        /// Forgets `scope`; returns the position its slot had.
+        @discardableResult
+        mutating func remove(_ scope: AuthorizationScope, in slots: [Slot?]) -> Int? {
+            var (hole, found) = bucket(of: scope, in: slots)
+            guard found else { return nil }
+            let position = Int(buckets[hole]) - 1
+            // Shift back every later entry of the run that may move into the hole.
+            var next = (hole + 1) & mask
+            while buckets[next] != 0 {
+                let home = hashes[next] & mask
+                let movable = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
+                if movable {
+                    buckets[hole] = buckets[next]
+                    hashes[hole] = hashes[next]
+                    hole = next
+                }
+                next = (next + 1) & mask
+            }
+            buckets[hole] = 0
+            count -= 1
+            return position
+        }
+
+        private mutating func grow() {
+            let (oldBuckets, oldHashes) = (buckets, hashes)
+            buckets = Array(repeating: 0, count: oldBuckets.count * 2)
+            hashes = Array(repeating: 0, count: oldBuckets.count * 2)
+            mask = buckets.count - 1
+            for (stored, hash) in zip(oldBuckets, oldHashes) where stored != 0 {
+                var index = hash & mask
+                while buckets[index] != 0 { index = (index + 1) & mask }
+                buckets[index] = stored
+                hashes[index] = hash
             }
         }
     }

@@ -22,6 +22,8 @@ public final class TokenEngine: Sendable {
     let fetcher: TokenFetcher
     // Hoisted out of `configuration` for the lookup fast path.
     let clock: any WallClock
+    /// Whether ``clock`` is the system's: the lookup then reads its uptime directly.
+    let clockIsSystem: Bool
     let observer: (@Sendable (TokenEvent) -> Void)?
     let shards: [LockedState<TokenEngineState>]
     let tracker = LockedState(FlightTracker())
@@ -40,6 +42,7 @@ public final class TokenEngine: Sendable {
         }
         self.configuration = configuration
         self.clock = configuration.clock
+        self.clockIsSystem = configuration.clock is SystemWallClock
         let observer = configuration.observer
         self.observer = observer
         self.fetcher = TokenFetcher(
@@ -52,18 +55,12 @@ public final class TokenEngine: Sendable {
         self.shards = (0..<shardCount).map { _ in LockedState(TokenEngineState(cache: TokenCache(capacity: capacity))) }
     }
 
-    /// The shard that owns `scope`: a mix of the ID's length and last bytes, where IDs
-    /// differ most (`vehicle-17`, `vehicle-18`), far cheaper than hashing the whole ID.
+    /// The shard that owns `scope`, by the hash the scope computed when it was made (the
+    /// shard count is 1 or 16). The hash's high bits pick the shard; the cache's index uses
+    /// its low bits, so the two do not correlate.
     @inline(__always)
     func shard(for scope: AuthorizationScope) -> LockedState<TokenEngineState> {
-        guard shards.count > 1 else { return shards[0] }
-        let mix =
-            scope.id.utf8.withContiguousStorageIfAvailable { bytes -> UInt32 in
-                var mix = UInt32(truncatingIfNeeded: bytes.count)
-                for byte in bytes.suffix(4) { mix = (mix &* 31) &+ UInt32(byte) }
-                return mix ^ (mix >> 7)
-            } ?? UInt32(truncatingIfNeeded: scope.id.hashValue)
-        return shards[Int(mix % UInt32(shards.count))]
+        shards[Int(truncatingIfNeeded: UInt(bitPattern: scope.hashCode) >> 60) & (shards.count - 1)]
     }
 
     // MARK: - Getting tokens
@@ -97,7 +94,7 @@ public final class TokenEngine: Sendable {
     /// fails for a transient reason); `nil` when a caller would have to wait for a fetch.
     /// Never suspends: for callers that must not.
     public func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
-        let now = clock.uptime()
+        let now = clockIsSystem ? SystemWallClock.uptime() : clock.uptime()
         // One hash lookup under the shard's lock; invalid scopes simply miss.
         let lookup = shard(for: scope).withLock { $0.lookUp(scope, at: now) }
         if case .fresh(let token) = lookup {

@@ -51,8 +51,9 @@ struct TokenEngineState {
         /// Stale, with the ID of the background refresh it started, if any.
         case stale(AuthToken, refresh: UInt64?)
         /// Below the minimum remaining lifetime but above the outage floor while the
-        /// backend fails for a transient reason (the error).
-        case degraded(AuthToken, FleetAuthError, refresh: UInt64?)
+        /// backend fails for a transient reason (the error). Indirect: the error is large,
+        /// and every lookup's result should stay a few words.
+        indirect case degraded(AuthToken, FleetAuthError, refresh: UInt64?)
         case miss
     }
 

@@ -2,21 +2,27 @@
 /// tasks. The driver SDK fills it in at each location update.
 public struct DriverAuthorizationContext: AuthorizationContext, CustomStringConvertible {
     /// The vehicle the update is for.
-    public var vehicleID: String
+    public var vehicleID: String {
+        didSet { scope = .vehicle(vehicleID, taskID: taskID) }
+    }
     /// The delivery task, if the update concerns one.
-    public var taskID: String?
+    public var taskID: String? {
+        didSet { scope = .vehicle(vehicleID, taskID: taskID) }
+    }
+
+    /// The engine's key for this context, built (its IDs normalized) when the context is
+    /// made or changed, so that a lookup does not build it again.
+    public private(set) var scope: AuthorizationScope
 
     /// Creates a context.
     public init(vehicleID: String, taskID: String? = nil) {
         self.vehicleID = vehicleID
         self.taskID = taskID
+        self.scope = .vehicle(vehicleID, taskID: taskID)
     }
 
     /// Every vehicle context's scope is a vehicle.
     public static var scopeKinds: [AuthorizationScope.Kind] { [.vehicle] }
-
-    /// The engine's key for this context.
-    public var scope: AuthorizationScope { .vehicle(vehicleID, taskID: taskID) }
 
     /// `vehicle v-42`.
     public var description: String { scope.description }
