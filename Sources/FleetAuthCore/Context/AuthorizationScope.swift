@@ -110,7 +110,13 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
 
     /// Same kind and IDs; the stored hashes tell most different scopes apart first.
     public static func == (lhs: AuthorizationScope, rhs: AuthorizationScope) -> Bool {
-        lhs.hashCode == rhs.hashCode && lhs.kind == rhs.kind && lhs.id == rhs.id && lhs.taskID == rhs.taskID
+        lhs.hashCode == rhs.hashCode && lhs.sameIDs(as: rhs)
+    }
+
+    /// Same kind and IDs, compared in place (the hashes are known to agree).
+    @inline(__always)
+    package func sameIDs(as other: AuthorizationScope) -> Bool {
+        kind == other.kind && id == other.id && taskID == other.taskID
     }
 
     /// `vehicle v-42`, `vehicle v-42 task t-1` or `trip t-7`. IDs are not secrets.

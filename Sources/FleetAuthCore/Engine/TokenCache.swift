@@ -228,7 +228,9 @@ package struct TokenCache {
             while true {
                 let stored = buckets[index]
                 if stored == 0 { return (index, false) }
-                if hashes[index] == hash, slots[Int(stored) - 1]?.scope == scope { return (index, true) }
+                if hashes[index] == hash, let slot = slots[Int(stored) - 1], slot.scope.sameIDs(as: scope) {
+                    return (index, true)
+                }
                 index = (index + 1) & mask
             }
         }

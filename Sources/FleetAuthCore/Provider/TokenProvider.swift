@@ -50,7 +50,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         /// A token value for the context. A cached token is returned without suspending and
         /// without leaving the caller's executor (a `@MainActor` caller stays on the main
         /// thread).
-        @inlinable
+        @inlinable @inline(__always)
         nonisolated(nonsending) public func fetchToken(with authorizationContext: Context?) async throws -> String {
             // Inlinable so that apps get it specialized for their context type: this is the
             // call made at every location update. A cached token takes the synchronous path,
@@ -62,7 +62,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         }
 
         /// The token with its expiry and claims, for callers that need more than the value.
-        @inlinable
+        @inlinable @inline(__always)
         nonisolated(nonsending) public func token(for authorizationContext: Context) async throws -> AuthToken {
             if let token = engine.cachedUsableToken(for: authorizationContext.scope) { return token }
             return try await engine.token(for: authorizationContext.scope)
