@@ -28,9 +28,12 @@ public enum LookupDesign: String, CaseIterable, Sendable {
         public let provider: DriverTokenProvider
         /// The context every FleetAuth lookup asks for.
         public let context = DriverAuthorizationContext(vehicleID: "vehicle-42")
-        let floor: Peers.Floor
-        let snapshot: Peers.Snapshot
-        let actor: Peers.ActorCache
+        /// The correct floor, holding the same token.
+        public let floor: Peers.Floor
+        /// The atomic snapshot, holding the same token.
+        public let snapshot: Peers.Snapshot
+        /// The actor cache, holding the same token.
+        public let actor: Peers.ActorCache
 
         /// Fetches the token and fills every peer with it.
         public static func make() async throws -> Subjects {

@@ -8,76 +8,40 @@ import Foundation
 enum Benchmarks {
     static let endpoint = BenchTransport.endpoint
 
-    // MARK: Lookup against the practical floor
+    // MARK: Lookup against its peers
 
     struct Lookup {
-        var apiNanoseconds = 0.0
-        var mainActorNanoseconds = 0.0
-        var synchronousNanoseconds = 0.0
-        var bareLockNanoseconds = 0.0
-        var throughput: [Int: Double] = [:]  // tasks on different keys → calls per second
-        var hotKeyThroughput: [Int: Double] = [:]  // tasks on one key → calls per second
-        var ratio: Double { apiNanoseconds / bareLockNanoseconds }
-        var mainActorRatio: Double { mainActorNanoseconds / bareLockNanoseconds }
-        var synchronousRatio: Double { synchronousNanoseconds / bareLockNanoseconds }
+        /// Nanoseconds per lookup of each design, timed the same way in this run.
+        var nanoseconds: [LookupDesign: Double] = [:]
+        var throughput: [Int: Double] = [:]  // FleetAuth, tasks on different keys → calls per second
+        var hotKeyThroughput: [Int: Double] = [:]  // FleetAuth, tasks on one key → calls per second
+        var floorHotKeyRatio = 0.0  // the floor's 2 tasks on one key over its 1 task
+        var snapshotHotKeyRatio = 0.0
+        var floor: Double { nanoseconds[.floor]! }
+        func ratio(_ design: LookupDesign) -> Double { nanoseconds[design]! / floor }
         var twoTasksRatio: Double { throughput[2]! / throughput[1]! }
         var hotKeyTwoTasksRatio: Double { hotKeyThroughput[2]! / hotKeyThroughput[1]! }
     }
 
     static func lookup() async throws -> Lookup {
-        let clock = SystemWallClock()
-        let provider = try DriverTokenProvider(
-            endpoint: endpoint, transport: BenchTransport(clock: clock, latency: 0), clock: clock)
-        let context = DriverAuthorizationContext(vehicleID: "vehicle-42")
-        let token = try await provider.fetchToken(with: context)
+        let subjects = try await LookupDesign.Subjects.make()
         let sink = Sink()
         var result = Lookup()
-        // The floor: a lock and a dictionary lookup of a string, nothing else.
-        let lock = NSLock()
-        let table = ["vehicle-42": token]
-        let key = "vehicle-42"
-        result.bareLockNanoseconds = await Measure.medianNanoseconds(iterations: 200_000) {
-            let found = lock.withLock { table[key] }
-            sink.value &+= found?.utf8.count ?? 0
+        // Every design in the same loop (`LookupDesign.run`), batches interleaved so that a
+        // noisy moment hits all of them: the median of 21 batches of 50,000 lookups each.
+        var samples: [LookupDesign: [Double]] = [:]
+        let clock = ContinuousClock()
+        for _ in 0..<21 {
+            for design in LookupDesign.allCases {
+                let start = clock.now
+                sink.value &+= try await design.run(subjects, iterations: 50_000)
+                samples[design, default: []].append(Measure.seconds(clock.now - start) * 1e9 / 50_000)
+            }
         }
-        if CommandLine.arguments.contains("--breakdown") {
-            let scope = context.scope
-            let engine = try TokenEngine(configuration: provider.configuration)
-            _ = try await engine.token(for: scope)
-            let direct = try await Measure.medianNanoseconds(iterations: 200_000) {
-                sink.value &+= try await engine.token(for: scope).lifetime > 0 ? 1 : 0
-            }
-            let clockOnly = await Measure.medianNanoseconds(iterations: 200_000) {
-                sink.value &+= clock.now().timeIntervalSince1970 > 0 ? 1 : 0
-            }
-            var hasher = 0
-            let hashOnly = await Measure.medianNanoseconds(iterations: 200_000) {
-                hasher &+= scope.hashValue
-            }
-            sink.value &+= hasher
-            let viaContext = try await Measure.medianNanoseconds(iterations: 200_000) {
-                sink.value &+= try await engine.token(for: context.scope).lifetime > 0 ? 1 : 0
-            }
-            let providerToken = try await Measure.medianNanoseconds(iterations: 200_000) {
-                sink.value &+= try await provider.token(for: context).lifetime > 0 ? 1 : 0
-            }
-            let valueOnly = try await Measure.medianNanoseconds(iterations: 200_000) {
-                sink.value &+= try await engine.token(for: scope).value.utf8.count
-            }
-            print(
-                "breakdown: engine.token \(direct) ns, clock.now \(clockOnly) ns, scope hash \(hashOnly) ns, engine via context.scope \(viaContext) ns, provider.token \(providerToken) ns, engine + .value.utf8.count \(valueOnly) ns"
-            )
-        }
-        // The public async API, answered from the cache.
-        result.apiNanoseconds = try await Measure.medianNanoseconds(iterations: 200_000) {
-            sink.value &+= try await provider.fetchToken(with: context).utf8.count
-        }
-        // The synchronous lookup, for callers that must not suspend.
-        result.synchronousNanoseconds = await Measure.medianNanoseconds(iterations: 200_000) {
-            sink.value &+= provider.cachedUsableToken(for: context)?.lifetime ?? 0 > 0 ? 1 : 0
-        }
-        result.mainActorNanoseconds = try await mainActorLookup(provider, context)
+        for (design, values) in samples { result.nanoseconds[design] = Measure.median(values) }
         // Throughput: every task on its own vehicle (one context each), then all on one.
+        let provider = subjects.provider
+        let context = subjects.context
         let keyed = (0..<8).map { DriverAuthorizationContext(vehicleID: "vehicle-\($0)") }
         for keyedContext in keyed { _ = try await provider.fetchToken(with: keyedContext) }
         for tasks in [1, 2, 8] {
@@ -85,8 +49,33 @@ enum Benchmarks {
             result.hotKeyThroughput[tasks] = try await throughput(
                 provider, Array(repeating: context, count: tasks), sink)
         }
+        // The peers' hot key, for comparison.
+        result.floorHotKeyRatio =
+            try await peerThroughput(tasks: 2, { subjects.floor.token(for: "vehicle-42") })
+            / peerThroughput(tasks: 1, { subjects.floor.token(for: "vehicle-42") })
+        result.snapshotHotKeyRatio =
+            try await peerThroughput(tasks: 2, { subjects.snapshot.token(for: "vehicle-42") })
+            / peerThroughput(tasks: 1, { subjects.snapshot.token(for: "vehicle-42") })
         if sink.value == 42 { print("") }
         return result
+    }
+
+    /// Calls per second of a peer's lookup over `tasks` tasks on one key, 400,000 in all.
+    static func peerThroughput(tasks: Int, _ lookup: @escaping @Sendable () -> String?) async throws -> Double {
+        let perTask = 400_000 / tasks
+        let start = ContinuousClock.now
+        let total = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<tasks {
+                group.addTask {
+                    var local = 0
+                    for _ in 0..<perTask { local &+= lookup()?.utf8.count ?? 0 }
+                    return local
+                }
+            }
+            return await group.reduce(0, &+)
+        }
+        if total == 42 { print("") }
+        return Double(perTask * tasks) / Measure.seconds(ContinuousClock.now - start)
     }
 
     /// Calls per second over all tasks, one task per context given, 400,000 calls in all.
@@ -106,24 +95,6 @@ enum Benchmarks {
             for try await local in group { sink.value &+= local }
         }
         return Double(perTask * contexts.count) / Measure.seconds(ContinuousClock.now - start)
-    }
-
-    /// A cached lookup made from the main actor, where an iOS app makes it: the median of
-    /// 31 batches, timed on the main actor itself.
-    @MainActor
-    static func mainActorLookup(_ provider: DriverTokenProvider, _ context: DriverAuthorizationContext) async throws
-        -> Double
-    {
-        let clock = ContinuousClock()
-        var samples: [Double] = []
-        var total = 0
-        for _ in 0..<31 {
-            let start = clock.now
-            for _ in 0..<50_000 { total &+= try await provider.fetchToken(with: context).utf8.count }
-            samples.append(Measure.seconds(clock.now - start) * 1e9 / 50_000)
-        }
-        if total == 42 { print("") }
-        return Measure.median(samples)
     }
 
     // MARK: Cold cache, many callers

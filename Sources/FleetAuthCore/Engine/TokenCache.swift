@@ -121,17 +121,18 @@ package struct TokenCache {
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
-        guard let position = positions.position(of: scope, in: slots) else { return nil }
-        guard let slot = slots[position] else { return nil }
-        if !slot.referenced { slot.referenced = true }
-        if now >= slot.entry.watchFrom { slot.entry.recordLookup(at: now) }
-        return (slot.entry.token, slot.entry.freshness(at: now), now < slot.entry.floorAt)
+        guard let found = positions.slot(of: scope) else { return nil }
+        return found._withUnsafeGuaranteedRef { slot in
+            if !slot.referenced { slot.referenced = true }
+            if now >= slot.entry.watchFrom { slot.entry.recordLookup(at: now) }
+            return (slot.entry.token, slot.entry.freshness(at: now), now < slot.entry.floorAt)
+        }
     }
 
     /// Evicts one entry other than `spared` the way a full cache does (the first the clock
     /// hand finds unreferenced); `nil` when there is no other entry.
     package mutating func evictOne(sparing spared: AuthorizationScope) -> AuthorizationScope? {
-        guard positions.count > (positions.position(of: spared, in: slots) == nil ? 0 : 1) else { return nil }
+        guard positions.count > (positions.position(of: spared) == nil ? 0 : 1) else { return nil }
         var victim = nextVictim()
         while slots[victim] == nil || slots[victim]!.scope == spared { victim = nextVictim() }
         let scope = slots[victim]!.scope
@@ -141,13 +142,13 @@ package struct TokenCache {
 
     /// The entry for `scope`, without marking it as used.
     package func peek(_ scope: AuthorizationScope) -> Entry? {
-        positions.position(of: scope, in: slots).flatMap { slots[$0]?.entry }
+        positions.position(of: scope).flatMap { slots[$0]?.entry }
     }
 
     /// Stores `entry` for `scope`, replacing any earlier one.
     /// - Returns: the scope evicted to make room, if any.
     package mutating func store(_ entry: Entry, for scope: AuthorizationScope) -> AuthorizationScope? {
-        if let position = positions.position(of: scope, in: slots) {
+        if let position = positions.position(of: scope) {
             slots[position]!.entry = entry
             return nil
         }
@@ -161,10 +162,11 @@ package struct TokenCache {
         } else {
             position = nextVictim()
             evicted = slots[position]!.scope
-            positions.remove(evicted!, in: slots)
+            positions.remove(evicted!)
         }
-        slots[position] = Slot(scope: scope, entry: entry)
-        positions.insert(scope, at: position)
+        let slot = Slot(scope: scope, entry: entry)
+        slots[position] = slot
+        positions.insert(slot, at: position)
         return evicted
     }
 
@@ -172,7 +174,7 @@ package struct TokenCache {
     /// - Returns: the removed entry, if there was one.
     @discardableResult
     package mutating func remove(_ scope: AuthorizationScope) -> Entry? {
-        guard let position = positions.remove(scope, in: slots) else { return nil }
+        guard let position = positions.remove(scope) else { return nil }
         let entry = slots[position]?.entry
         slots[position] = nil
         freePositions.append(position)
@@ -203,88 +205,100 @@ package struct TokenCache {
     }
 
     /// Where each scope's slot is: open addressing with linear probing over the scopes'
-    /// precomputed hashes (``AuthorizationScope/hashCode``), so a lookup hashes nothing. It
-    /// grows to keep at most half its buckets full; removal shifts later entries back, so no
+    /// precomputed hashes (``AuthorizationScope/hashCode``), so a lookup hashes nothing. A
+    /// bucket holds the hash and the slot itself beside the position, so a probe reads one
+    /// cache line and a hit goes straight to its slot (kept alive by `slots`). It grows
+    /// to keep at most half its buckets full; removal shifts later entries back, so no
     /// tombstones build up.
     private struct ScopeIndex {
-        /// A slot's position plus one; 0 is an empty bucket.
-        private var buckets: [Int32]
-        /// The hash of the scope in each bucket, to skip most comparisons and to rehash.
-        private var hashes: [Int]
+        private struct Bucket {
+            /// The scope's hash.
+            var hash: Int
+            /// The slot's position plus one; 0 is an empty bucket.
+            var stored: Int
+            /// The slot, unretained: `slots` owns it for as long as the bucket names it.
+            var slot: Unmanaged<Slot>?
+        }
+
+        private var buckets: [Bucket]
         private var mask: Int
         private(set) var count = 0
 
         init() {
-            buckets = Array(repeating: 0, count: 8)
-            hashes = Array(repeating: 0, count: 8)
+            buckets = Array(repeating: Bucket(hash: 0, stored: 0, slot: nil), count: 8)
             mask = 7
         }
 
         /// The bucket holding `scope`, or the empty bucket where it would go.
         @inline(__always)
-        private func bucket(of scope: AuthorizationScope, in slots: [Slot?]) -> (index: Int, found: Bool) {
+        private func bucket(of scope: AuthorizationScope) -> (index: Int, found: Bool) {
             let hash = scope.hashCode
             var index = hash & mask
             while true {
-                let stored = buckets[index]
-                if stored == 0 { return (index, false) }
-                if hashes[index] == hash, let slot = slots[Int(stored) - 1], slot.scope.sameIDs(as: scope) {
+                let bucket = buckets[index]
+                if bucket.stored == 0 { return (index, false) }
+                if bucket.hash == hash,
+                    bucket.slot?._withUnsafeGuaranteedRef({ $0.scope.sameIDs(as: scope) }) == true
+                {
                     return (index, true)
                 }
                 index = (index + 1) & mask
             }
         }
 
-        /// The position of `scope`'s slot, if it has one.
+        /// `scope`'s slot, if it has one.
         @inline(__always)
-        func position(of scope: AuthorizationScope, in slots: [Slot?]) -> Int? {
-            let (index, found) = bucket(of: scope, in: slots)
-            return found ? Int(buckets[index]) - 1 : nil
+        func slot(of scope: AuthorizationScope) -> Unmanaged<Slot>? {
+            let (index, found) = bucket(of: scope)
+            return found ? buckets[index].slot : nil
         }
 
-        /// Records that `scope`, which has no slot yet, is at `position`.
-        mutating func insert(_ scope: AuthorizationScope, at position: Int) {
+        /// The position of `scope`'s slot, if it has one.
+        @inline(__always)
+        func position(of scope: AuthorizationScope) -> Int? {
+            let (index, found) = bucket(of: scope)
+            return found ? buckets[index].stored - 1 : nil
+        }
+
+        /// Records that `slot`, whose scope had none, is at `position`.
+        mutating func insert(_ slot: Slot, at position: Int) {
             if (count + 1) * 2 > buckets.count { grow() }
-            var index = scope.hashCode & mask
-            while buckets[index] != 0 { index = (index + 1) & mask }
-            buckets[index] = Int32(position + 1)
-            hashes[index] = scope.hashCode
+            var index = slot.scope.hashCode & mask
+            while buckets[index].stored != 0 { index = (index + 1) & mask }
+            buckets[index] = Bucket(hash: slot.scope.hashCode, stored: position + 1, slot: .passUnretained(slot))
             count += 1
         }
 
         /// Forgets `scope`; returns the position its slot had.
         @discardableResult
-        mutating func remove(_ scope: AuthorizationScope, in slots: [Slot?]) -> Int? {
-            var (hole, found) = bucket(of: scope, in: slots)
+        mutating func remove(_ scope: AuthorizationScope) -> Int? {
+            var (hole, found) = bucket(of: scope)
             guard found else { return nil }
-            let position = Int(buckets[hole]) - 1
+            let position = buckets[hole].stored - 1
             // Shift back every later entry of the run that may move into the hole.
             var next = (hole + 1) & mask
-            while buckets[next] != 0 {
-                let home = hashes[next] & mask
+            while buckets[next].stored != 0 {
+                let home = buckets[next].hash & mask
                 let movable = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
                 if movable {
                     buckets[hole] = buckets[next]
-                    hashes[hole] = hashes[next]
                     hole = next
                 }
                 next = (next + 1) & mask
             }
-            buckets[hole] = 0
+            buckets[hole] = Bucket(hash: 0, stored: 0, slot: nil)
             count -= 1
             return position
         }
 
         private mutating func grow() {
-            let (oldBuckets, oldHashes) = (buckets, hashes)
-            buckets = Array(repeating: 0, count: oldBuckets.count * 2)
-            hashes = Array(repeating: 0, count: oldBuckets.count * 2)
+            let old = buckets
+            buckets = Array(repeating: Bucket(hash: 0, stored: 0, slot: nil), count: old.count * 2)
             mask = buckets.count - 1
-            for (stored, hash) in zip(oldBuckets, oldHashes) where stored != 0 {
-                var index = hash & mask
-                while buckets[index] != 0 { index = (index + 1) & mask }
-                buckets[index] = stored
-                hashes[index] = hash
+            for bucket in old where bucket.stored != 0 {
+                var index = bucket.hash & mask
+                while buckets[index].stored != 0 { index = (index + 1) & mask }
+                buckets[index] = bucket
             }
         }
     }

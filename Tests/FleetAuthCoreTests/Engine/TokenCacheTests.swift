@@ -91,4 +91,38 @@ struct TokenCacheEvictOneTests {
         #expect(cache.count == 1)
         #expect(cache.peek(.vehicle("new")) != nil)
     }
+
+    @Test func theIndexAgreesWithADictionaryThroughThousandsOfStoresRemovalsAndEvictions() {
+        // Open addressing with backward-shift removal: every operation checked against a
+        // plain dictionary, with IDs chosen so that probe runs form and wrap.
+        var cache = TokenCache(capacity: 300)
+        var reference: [AuthorizationScope: String] = [:]
+        var generator = SystemRandomNumberGenerator()
+        var entries: [String: TokenCache.Entry] = [:]
+        for step in 0..<6000 {
+            let id = "v-\(Int.random(in: 0..<500, using: &generator))"
+            let scope = AuthorizationScope.vehicle(id)
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<6:
+                let entry = entries[id] ?? TokenCacheTests.entry(id)
+                entries[id] = entry
+                if let evicted = cache.store(entry, for: scope) { reference[evicted] = nil }
+                reference[scope] = entry.token.fingerprint
+            case 6..<9:
+                let removed = cache.remove(scope)
+                #expect((removed != nil) == (reference[scope] != nil), "step \(step)")
+                reference[scope] = nil
+            default:
+                if let victim = cache.evictOne(sparing: scope) { reference[victim] = nil }
+            }
+            #expect(cache.count == reference.count, "step \(step)")
+            #expect(cache.count <= 300)
+        }
+        for index in 0..<500 {
+            let scope = AuthorizationScope.vehicle("v-\(index)")
+            #expect(cache.peek(scope)?.token.fingerprint == reference[scope], "v-\(index)")
+            #expect(cache.use(scope, at: 0)?.token.fingerprint == reference[scope])
+        }
+        #expect(Set(cache.scopes) == Set(reference.keys))
+    }
 }
