@@ -89,7 +89,7 @@ public struct TokenEndpoint: Sendable {
     /// kind), and `insecureEndpoint` for plain `http` to a remote host without
     /// ``allowsInsecureHTTP``. Providers call it when they are made, so a bad URL never
     /// reaches a request.
-    public func validate(for kinds: [AuthorizationScope.Kind] = []) throws(FleetAuthError) {
+    package func validate(for kinds: [AuthorizationScope.Kind] = []) throws(FleetAuthError) {
         let template = try URLTemplate(url)
         try template.check(forAnyOf: kinds)
         if case .pathTemplate = idPlacement.value, !template.namesTheID {
@@ -125,7 +125,7 @@ public struct TokenEndpoint: Sendable {
     }
 
     /// The complete request for `scope`, with the app's headers.
-    public func request(for scope: AuthorizationScope) async throws(FleetAuthError) -> TransportRequest {
+    package func request(for scope: AuthorizationScope) async throws(FleetAuthError) -> TransportRequest {
         var request = try baseRequest(for: scope)
         let extra: [String: String]
         do {

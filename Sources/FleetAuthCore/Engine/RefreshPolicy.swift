@@ -88,7 +88,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// between lookups: ``latencyMultiplier`` × `slowestFetch`, one retry's backoff, and
     /// `randomUnit` (in `0...1`) of ``refreshJitter``. Infinite when the window does not
     /// adapt, so the full ``refreshWindow`` applies.
-    public func adaptiveAllowance(slowestFetch: TimeInterval, retry: RetryPolicy, randomUnit: Double)
+    package func adaptiveAllowance(slowestFetch: TimeInterval, retry: RetryPolicy, randomUnit: Double)
         -> TimeInterval
     {
         guard adaptsToTraffic else { return .infinity }
@@ -106,7 +106,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     }
 
     /// The state of a token at a moment.
-    public enum Freshness: Sendable, Hashable {
+    package enum Freshness: Sendable, Hashable {
         /// Plenty of life left.
         case fresh
         /// Usable, but a refresh should start.
@@ -116,7 +116,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     }
 
     /// The minimum remaining life for a token of `lifetime` seconds.
-    public func minimumRemaining(forLifetime lifetime: TimeInterval) -> TimeInterval {
+    package func minimumRemaining(forLifetime lifetime: TimeInterval) -> TimeInterval {
         min(minimumRemainingLifetime, lifetime / 4)
     }
 
@@ -128,7 +128,7 @@ public struct RefreshPolicy: Sendable, Hashable {
 
     /// The refresh window for a token of `lifetime` seconds: never narrower than the life
     /// an outage of ``outageTolerance`` needs.
-    public func refreshWindow(forLifetime lifetime: TimeInterval) -> TimeInterval {
+    package func refreshWindow(forLifetime lifetime: TimeInterval) -> TimeInterval {
         max(outageReserve(forLifetime: lifetime), min(refreshWindow, lifetime / 2))
     }
 
@@ -150,7 +150,7 @@ public struct RefreshPolicy: Sendable, Hashable {
 
     /// Classifies `token` at `now` (device clock) by the full ``refreshWindow``; an
     /// adaptive engine turns a token stale later, never earlier.
-    public func freshness(of token: AuthToken, at now: Date) -> Freshness {
+    package func freshness(of token: AuthToken, at now: Date) -> Freshness {
         let remaining = token.remainingLifetime(at: now)
         if remaining > refreshWindow(forLifetime: token.lifetime) { return .fresh }
         if remaining > minimumRemaining(forLifetime: token.lifetime) { return .stale }
@@ -158,7 +158,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     }
 
     /// Throws `invalidConfiguration` when the numbers cannot work together.
-    public func validate() throws(FleetAuthError) {
+    package func validate() throws(FleetAuthError) {
         let values = [
             minimumRemainingLifetime, refreshWindow, maximumLifetime, minimumLifetime, expiryTolerance,
             latencyMultiplier, refreshJitter, outageTolerance, outageFloor,

@@ -43,7 +43,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait after failed attempt number `attempt` (1-based), before jitter is applied
     /// by `randomUnit` in `0...1` (0.5 means none).
-    public func backoff(afterAttempt attempt: Int, randomUnit: Double) -> TimeInterval {
+    package func backoff(afterAttempt attempt: Int, randomUnit: Double) -> TimeInterval {
         let exponent = Double(max(0, attempt - 1))
         let base = min(maximumBackoff, initialBackoff * pow(multiplier, exponent))
         let spread = base * jitter * (2 * min(max(randomUnit, 0), 1) - 1)
@@ -51,7 +51,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Throws `invalidConfiguration` when the numbers cannot work.
-    public func validate() throws(FleetAuthError) {
+    package func validate() throws(FleetAuthError) {
         let values = [initialBackoff, multiplier, maximumBackoff, jitter, deadline, failureCooldown]
         guard maximumAttempts >= 1, values.allSatisfy({ $0.isFinite && $0 >= 0 }), jitter <= 1, deadline > 0 else {
             throw FleetAuthError(

@@ -4,13 +4,13 @@ import Foundation
 ///
 /// It checks the shape, the base64url and the JSON, and reads the claims FleetAuth uses.
 /// It does not verify the signature.
-public enum JWTDecoder {
+package enum JWTDecoder {
     /// The most bytes a token may have; anything longer is refused before decoding.
-    public static let maximumTokenLength = 16 * 1024
+    package static let maximumTokenLength = 16 * 1024
 
     /// Decodes `token`, or throws `FleetAuthError` with code `malformedToken` naming the
     /// part that is wrong. The message never includes the token.
-    public static func decode(_ token: String) throws(FleetAuthError) -> JWTClaims {
+    package static func decode(_ token: String) throws(FleetAuthError) -> JWTClaims {
         guard token.utf8.count <= maximumTokenLength else {
             throw malformed("is longer than \(maximumTokenLength) bytes")
         }

@@ -37,7 +37,7 @@ public struct TokenRules: Sendable, Hashable {
 
     /// The error for a vehicle token that names vehicles only under the other flavor's claim
     /// key (an on-demand token for a delivery vehicle, or the reverse); `nil` otherwise.
-    public func fleetViolation(in claims: JWTClaims, for scope: AuthorizationScope) -> FleetAuthError? {
+    package func fleetViolation(in claims: JWTClaims, for scope: AuthorizationScope) -> FleetAuthError? {
         guard scope.kind == .vehicle else { return nil }
         let keys = Set(claims.authorization.keys.map { $0.lowercased() })
         let needed = fleet.vehicleClaimKey
@@ -52,7 +52,7 @@ public struct TokenRules: Sendable, Hashable {
 
     /// The error for a token whose `aud` does not name ``expectedAudience``; `nil` when
     /// it does or the check is off.
-    public func audienceViolation(in claims: JWTClaims) -> FleetAuthError? {
+    package func audienceViolation(in claims: JWTClaims) -> FleetAuthError? {
         guard let expectedAudience, !claims.audience.contains(expectedAudience) else { return nil }
         let found = claims.audience.isEmpty ? "none" : claims.audience.map { "\"\($0)\"" }.joined(separator: ", ")
         return FleetAuthError(
@@ -64,7 +64,7 @@ public struct TokenRules: Sendable, Hashable {
 
     /// The error for a token that covers `scope` only through the wildcard while
     /// wildcards are refused; `nil` otherwise.
-    public func wildcardViolation(in claims: JWTClaims, for scope: AuthorizationScope) -> FleetAuthError? {
+    package func wildcardViolation(in claims: JWTClaims, for scope: AuthorizationScope) -> FleetAuthError? {
         guard !allowsWildcard, claims.coversOnlyByWildcard(scope) else { return nil }
         return FleetAuthError(
             code: .wildcardRefused,

@@ -95,7 +95,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// When the token expires on the monotonic clock of the provider that fetched it
     /// (``WallClock/uptime()``), which no change of the device's time moves; `nil` for a
     /// token FleetAuth did not fetch.
-    public var expiresAtUptime: TimeInterval? { storage.expiresAtUptime }
+    package var expiresAtUptime: TimeInterval? { storage.expiresAtUptime }
 
     /// Creates a token record.
     public init(
