@@ -108,13 +108,13 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
         name: "{token, expiresInSeconds in s from now}")
 
     /// Every ready-made shape, for tools that try them in turn.
-    public static let presets: [TokenResponseFormat] = [
+    package static let presets: [TokenResponseFormat] = [
         .tokenOnly, .swiftSample(), .objectiveCSample(), .jwtWithExpirationTimestamp,
         .tokenWithExpirationTimestampMilliseconds, .tokenWithExpiresInSeconds, .plainText,
     ]
 
     /// Short names for the presets, as command lines and configuration files spell them.
-    public static let presetNames: [(name: String, format: TokenResponseFormat)] = [
+    package static let presetNames: [(name: String, format: TokenResponseFormat)] = [
         ("token-only", .tokenOnly), ("swift-sample", .swiftSample()), ("objc-sample", .objectiveCSample()),
         ("jwt-expiration-timestamp", .jwtWithExpirationTimestamp),
         ("expiration-timestamp-ms", .tokenWithExpirationTimestampMilliseconds),
@@ -122,7 +122,7 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
     ]
 
     /// The preset with the short name `name` (see ``presetNames``), or `nil`.
-    public static func preset(named name: String) -> TokenResponseFormat? {
+    package static func preset(named name: String) -> TokenResponseFormat? {
         presetNames.first { $0.name == name }?.format
     }
 

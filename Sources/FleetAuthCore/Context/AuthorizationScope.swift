@@ -23,7 +23,7 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
 
         /// The `authorization` claim keys that may name this kind of object.
         /// Delivery fleets name vehicles `deliveryvehicleid`, and tasks `taskid` or `taskids`.
-        public var claimKeys: [String] {
+        package var claimKeys: [String] {
             switch value {
             case .vehicle: ["vehicleid", "deliveryvehicleid"]
             case .trip: ["tripid"]
@@ -33,7 +33,7 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         }
 
         /// The query item name used when the ID is sent as a query item.
-        public var queryItemName: String {
+        package var queryItemName: String {
             switch value {
             case .vehicle: "vehicleId"
             case .trip: "tripId"

@@ -41,7 +41,7 @@ public struct JWTClaims: Sendable, Equatable {
     public static let wildcard = "*"
 
     /// The claim keys that name delivery tasks: `taskid` (one ID) and `taskids` (a list).
-    public static let taskClaimKeys: Set<String> = ["taskid", "taskids"]
+    package static let taskClaimKeys: Set<String> = ["taskid", "taskids"]
 
     /// Whether the `authorization` claim covers `scope`: one of the kind's claim keys
     /// names the scope's ID, or the wildcard `*`; and when the scope names a task and the
@@ -61,7 +61,7 @@ public struct JWTClaims: Sendable, Equatable {
     }
 
     /// Whether the claim covers `scope` through the wildcard and not by naming its ID.
-    public func coversOnlyByWildcard(_ scope: AuthorizationScope) -> Bool {
+    package func coversOnlyByWildcard(_ scope: AuthorizationScope) -> Bool {
         var wildcard = false
         for (key, ids) in authorization where scope.kind.claimKeys.contains(key.lowercased()) {
             if ids.contains(scope.id) { return false }
