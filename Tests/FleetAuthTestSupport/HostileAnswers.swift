@@ -44,7 +44,7 @@ public enum HostileAnswers {
     public static let scope = AuthorizationScope.vehicle("v-42")
 
     /// The engine that both test paths use: one attempt, no cooldown, a 5-second timeout.
-    public static func engine(url: String, answer: HostileAnswer, transport: any HTTPTransport, clock: ManualWallClock)
+    package static func engine(url: String, answer: HostileAnswer, transport: any HTTPTransport, clock: ManualWallClock)
         throws -> TokenEngine
     {
         try TokenEngine(
@@ -56,7 +56,7 @@ public enum HostileAnswers {
 
     /// Fetches the scope's token through `engine`, moving the clock past the timeout when
     /// the answer is the slow one, and returns what the caller got.
-    public static func fetch(_ answer: HostileAnswer, from engine: TokenEngine, clock: ManualWallClock) async
+    package static func fetch(_ answer: HostileAnswer, from engine: TokenEngine, clock: ManualWallClock) async
         -> Result<AuthToken, any Error>
     {
         if let rejected = answer.rejectedBefore {

@@ -249,34 +249,34 @@ enum Benchmarks {
         result.contexts = count
         let clock = SystemWallClock()
         let transport = BenchTransport(clock: clock, latency: 0)
-        let engine = try TokenEngine(
-            configuration: .init(endpoint: endpoint, transport: transport, clock: clock, cacheCapacity: count + 10))
-        let scopes = (0..<count).map { AuthorizationScope.vehicle("vehicle-\($0)") }
-        // Warm the allocator with a throwaway engine so its growth is not counted.
+        let provider = try DriverTokenProvider(
+            endpoint: endpoint, transport: transport, clock: clock, cacheCapacity: count + 10)
+        let contexts = (0..<count).map { DriverAuthorizationContext(vehicleID: "vehicle-\($0)") }
+        // Warm the allocator with a throwaway provider so its growth is not counted.
         do {
-            let warm = try TokenEngine(configuration: .init(endpoint: endpoint, transport: transport, clock: clock))
-            for scope in scopes.prefix(2000) { _ = try await warm.token(for: scope) }
+            let warm = try DriverTokenProvider(endpoint: endpoint, transport: transport, clock: clock)
+            for context in contexts.prefix(2000) { _ = try await warm.token(for: context) }
         }
         let before = Measure.residentBytes()
         var tokenBytes = 0
-        for scope in scopes { tokenBytes += try await engine.token(for: scope).value.utf8.count }
+        for context in contexts { tokenBytes += try await provider.token(for: context).value.utf8.count }
         let after = Measure.residentBytes()
         result.tokenBytesPerContext = Double(tokenBytes) / Double(count)
         result.overheadBytesPerContext = Double(after - before - tokenBytes) / Double(count)
 
         let sink = Sink()
         var random = SystemRandomNumberGenerator()
-        let order = (0..<200_000).map { _ in scopes[Int.random(in: 0..<count, using: &random)] }
+        let order = (0..<200_000).map { _ in contexts[Int.random(in: 0..<count, using: &random)] }
         var index = 0
         result.lookupNanosecondsAtScale = try await Measure.medianNanoseconds(iterations: order.count / 31) {
-            sink.value &+= try await engine.token(for: order[index % order.count]).lifetime > 0 ? 1 : 0
+            sink.value &+= try await provider.token(for: order[index % order.count]).lifetime > 0 ? 1 : 0
             index += 1
         }
-        let few = Array(scopes.prefix(10))
+        let few = Array(contexts.prefix(10))
         let fewOrder = (0..<200_000).map { _ in few[Int.random(in: 0..<10, using: &random)] }
         index = 0
         result.lookupNanosecondsAtTen = try await Measure.medianNanoseconds(iterations: fewOrder.count / 31) {
-            sink.value &+= try await engine.token(for: fewOrder[index % fewOrder.count]).lifetime > 0 ? 1 : 0
+            sink.value &+= try await provider.token(for: fewOrder[index % fewOrder.count]).lifetime > 0 ? 1 : 0
             index += 1
         }
         // The same access patterns on a bare lock and a [String: String] of as many entries
@@ -284,10 +284,10 @@ enum Benchmarks {
         // 100,000 entries costs anyway.
         let lock = NSLock()
         var table: [String: String] = [:]
-        for scope in scopes { table[scope.id] = engine.cachedToken(for: scope)?.value ?? "" }
+        for context in contexts { table[context.vehicleID] = provider.cachedToken(for: context)?.value ?? "" }
         let frozen = table
-        let orderIDs = order.map(\.id)
-        let fewIDs = fewOrder.map(\.id)
+        let orderIDs = order.map(\.vehicleID)
+        let fewIDs = fewOrder.map(\.vehicleID)
         index = 0
         result.bareNanosecondsAtScale = await Measure.medianNanoseconds(iterations: order.count / 31) {
             sink.value &+= lock.withLock { frozen[orderIDs[index % orderIDs.count]]?.utf8.count ?? 0 }

@@ -1,5 +1,6 @@
 import BenchmarkSubjects
 import FleetAuthCore
+import FleetAuthDriver
 import FleetAuthInMemory
 import Foundation
 
@@ -67,23 +68,22 @@ enum OutageBench {
             times.withLock { $0.append(time) }
             return outage.contains(time) ? .status(503) : nil
         }
-        let engine = try TokenEngine(
-            configuration: .init(
-                endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
-                refresh: policy))
-        let scope = AuthorizationScope.vehicle("v-42")
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
+            refresh: policy)
+        let vehicle = DriverAuthorizationContext(vehicleID: "v-42")
         var outcome = Outcome()
         var time: TimeInterval = 0
         while time < end {
             await advance(clock, to: origin + time, transport)
-            if engine.cachedUsableToken(for: scope) == nil {
-                let result = await clock.runToCompletion(horizon: 10) { try await engine.token(for: scope) }
+            if provider.cachedUsableToken(for: vehicle) == nil {
+                let result = await clock.runToCompletion(horizon: 10) { try await provider.token(for: vehicle) }
                 if case .failure = result { outcome.failed += 1 }
             }
             time = time == 0 ? 2900 : time + 5
         }
         outcome.requestTimes = times.withLock { $0 }
-        engine.invalidateAll()
+        provider.invalidateAll()
         return outcome
     }
 

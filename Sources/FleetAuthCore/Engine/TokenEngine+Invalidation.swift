@@ -11,7 +11,7 @@ extension TokenEngine {
     ///     `rejectedTokenReissued` error carries it as its cause.
     /// - Returns: whether the cached token was dropped.
     @discardableResult
-    public func invalidate(_ tokenValue: String, for scope: AuthorizationScope, rejection: TokenRejection? = nil)
+    package func invalidate(_ tokenValue: String, for scope: AuthorizationScope, rejection: TokenRejection? = nil)
         -> Bool
     {
         let dropped = shard(for: scope).withLock { state -> Bool in
@@ -32,7 +32,7 @@ extension TokenEngine {
 
     /// Drops every token, cooldown and in-flight fetch (sign-out). Waiting callers get
     /// `signedOut`; a fetch that completes later is discarded.
-    public func invalidateAll() {
+    package func invalidateAll() {
         var flights: [TokenEngineState.Flight] = []
         for shard in shards {
             flights += shard.withLock { state in
@@ -66,12 +66,12 @@ extension TokenEngine {
 
     /// The cached token for `scope`, whatever its freshness; `nil` if none. Never fetches
     /// and never suspends.
-    public func cachedToken(for scope: AuthorizationScope) -> AuthToken? {
+    package func cachedToken(for scope: AuthorizationScope) -> AuthToken? {
         shard(for: scope).withLock { $0.cache.peek(scope)?.token }
     }
 
     /// Counts of what the engine has done so far, and what it holds now.
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         var total = Statistics(fetches: 0, hits: 0, waits: 0, degradedServes: 0, cachedScopes: 0, activeFetches: 0)
         for shard in shards {
             shard.withLock { state in
@@ -88,7 +88,7 @@ extension TokenEngine {
 
     /// Returns once no fetch task is running, background refreshes included (a fetch
     /// cancelled by ``invalidateAll()`` counts until its task has ended).
-    public func waitUntilIdle() async {
+    package func waitUntilIdle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = tracker.withLock { tracker -> Bool in
                 if tracker.running == 0 { return true }

@@ -16,9 +16,15 @@ import Foundation
 ///
 /// Completion order and threads: results are delivered by resuming the callers'
 /// continuations after the lock is released; nothing is called back under a lock.
-public final class TokenEngine: Sendable {
+@usableFromInline
+package final class TokenEngine: Sendable {
+    /// The configuration type, which providers expose under their own name.
+    package typealias Configuration = TokenProviderConfiguration
+    /// The statistics type, which providers expose under their own name.
+    package typealias Statistics = TokenStatistics
+
     /// The configuration the engine was made with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     let fetcher: TokenFetcher
     // Hoisted out of `configuration` for the lookup fast path.
     let clock: any WallClock
@@ -33,7 +39,7 @@ public final class TokenEngine: Sendable {
     let cachedCount = LockedState(0)
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
-    public init(configuration: Configuration) throws(FleetAuthError) {
+    package init(configuration: Configuration) throws(FleetAuthError) {
         try configuration.refresh.validate()
         try configuration.retry.validate()
         try configuration.endpoint.validate()
@@ -72,7 +78,8 @@ public final class TokenEngine: Sendable {
         /// leaving the caller's executor (where the compiler supports it); otherwise waits for
         /// the shared fetch. Throws ``FleetAuthError`` or, if the calling task is cancelled
         /// while waiting, `CancellationError` (the fetch goes on for other callers).
-        nonisolated(nonsending) public func token(for scope: AuthorizationScope) async throws -> AuthToken {
+        @usableFromInline
+        nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
             if let token = cachedUsableToken(for: scope) { return token }
             return try await waitForFetch(try scope.validated())
         }
@@ -83,7 +90,8 @@ public final class TokenEngine: Sendable {
         /// leaving the caller's executor (where the compiler supports it); otherwise waits for
         /// the shared fetch. Throws ``FleetAuthError`` or, if the calling task is cancelled
         /// while waiting, `CancellationError` (the fetch goes on for other callers).
-        public func token(for scope: AuthorizationScope) async throws -> AuthToken {
+        @usableFromInline
+        package func token(for scope: AuthorizationScope) async throws -> AuthToken {
             if let token = cachedUsableToken(for: scope) { return token }
             return try await waitForFetch(try scope.validated())
         }
@@ -93,7 +101,8 @@ public final class TokenEngine: Sendable {
     /// background refresh started; or degraded, above its outage floor while the backend
     /// fails for a transient reason); `nil` when a caller would have to wait for a fetch.
     /// Never suspends: for callers that must not.
-    public func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
+    @usableFromInline
+    package func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
         let now = clockIsSystem ? SystemWallClock.uptime() : clock.uptime()
         // One hash lookup under the shard's lock; invalid scopes simply miss.
         let lookup = shard(for: scope).withLock { $0.lookUp(scope, at: now) }

@@ -3,7 +3,7 @@ import Foundation
 /// What one shard of ``TokenEngine`` keeps behind its lock, for the scopes that hash to
 /// it: the token cache, the fetch in flight per scope with the callers waiting for it, the
 /// failures since the last success, the values the fleet service rejected, and the
-/// counters behind ``TokenEngine/Statistics``.
+/// counters behind ``TokenStatistics``.
 struct TokenEngineState {
     typealias Waiter = CheckedContinuation<AuthToken, any Error>
 

@@ -203,7 +203,7 @@ package struct TokenFetcher: Sendable {
             scope: scope, url: request.url)
     }
 
-    /// The error for a fetch whose task was cancelled: only ``TokenEngine/invalidateAll()``
+    /// The error for a fetch whose task was cancelled: only `TokenEngine.invalidateAll()`
     /// cancels one.
     private static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
         FleetAuthError(

@@ -1,12 +1,17 @@
 import Foundation
 
-/// A token provider over a ``TokenEngine``, for one kind of context.
+/// A token provider for one kind of context.
 ///
 /// The driver module names it `DriverTokenProvider` (vehicle contexts) and the consumer
 /// module `ConsumerTokenProvider` (trip contexts); each conforms to its side's protocol.
 /// It fetches tokens from the operator's backend, validates them, caches them per
 /// context and refreshes them ahead of expiry.
 public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorization {
+    /// Everything the provider needs: ``TokenProviderConfiguration``.
+    public typealias Configuration = TokenProviderConfiguration
+    /// Counts of what the provider has done: ``TokenStatistics``.
+    public typealias Statistics = TokenStatistics
+
     /// The engine doing the work. Our own modules and tests reach it; apps use the
     /// provider's methods.
     @usableFromInline
@@ -16,25 +21,25 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// for unusable policies, a token URL that is not an absolute http(s) URL, or a URL
     /// template this provider's contexts cannot fill, and `insecureEndpoint` for plain
     /// `http` to a remote host without the opt-in.
-    public init(configuration: TokenEngine.Configuration) throws(FleetAuthError) {
+    public init(configuration: Configuration) throws(FleetAuthError) {
         try configuration.endpoint.validate(for: Context.scopeKinds)
         self.engine = try TokenEngine(configuration: configuration)
     }
 
-    /// Creates a provider; see ``TokenEngine/Configuration`` for each parameter.
+    /// Creates a provider; see ``TokenProviderConfiguration`` for each parameter.
     public convenience init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
         refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), rules: TokenRules = TokenRules(),
         cacheCapacity: Int = 1024, observer: (@Sendable (TokenEvent) -> Void)? = nil
     ) throws(FleetAuthError) {
         try self.init(
-            configuration: TokenEngine.Configuration(
+            configuration: Configuration(
                 endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry, rules: rules,
                 cacheCapacity: cacheCapacity, observer: observer))
     }
 
     /// The configuration the provider was made with.
-    public var configuration: TokenEngine.Configuration { engine.configuration }
+    public var configuration: Configuration { engine.configuration }
 
     /// Calls `completion` exactly once, asynchronously, with a token value or a
     /// ``FleetAuthError`` (`missingContext` for a `nil` context). It completes even if
@@ -89,15 +94,16 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         engine.cachedUsableToken(for: authorizationContext.scope)
     }
 
-    /// Drops `token` because the fleet service rejected it (401/403); see
-    /// ``TokenEngine/invalidate(_:for:rejection:)``.
+    /// Drops `token` because the fleet service rejected it (401/403), if it is still the
+    /// cached one (a late rejection of an older token causes no second refetch); a later
+    /// fetch that returns the same value fails with `rejectedTokenReissued`.
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context) -> Bool {
         engine.invalidate(token, for: authorizationContext.scope)
     }
 
-    /// Drops `token` and remembers what the fleet service said about it; see
-    /// ``TokenEngine/invalidate(_:for:rejection:)``.
+    /// Drops `token` as ``invalidate(_:for:)`` does and remembers what the fleet service
+    /// said about it: a later `rejectedTokenReissued` error carries it as its cause.
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool {
         engine.invalidate(token, for: authorizationContext.scope, rejection: rejection)
@@ -149,7 +155,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     }
 
     /// Counts of what the provider has done so far, and what it holds now.
-    public var statistics: TokenEngine.Statistics { engine.statistics }
+    public var statistics: Statistics { engine.statistics }
 
     /// Returns once no fetch is in flight, background refreshes included: for tests,
     /// simulations and orderly shutdown.

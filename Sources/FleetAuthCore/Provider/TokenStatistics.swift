@@ -1,0 +1,24 @@
+/// Counts of what a ``TokenProvider`` has done since it was made, and what it holds now.
+/// `DriverTokenProvider.Statistics` names it too.
+public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
+    /// Fetches started: one per request round to the backend, however many callers
+    /// shared it, retries of one fetch included in it.
+    public var fetches: Int
+    /// Lookups answered from the cache without waiting, fresh or stale.
+    public var hits: Int
+    /// Callers that had to wait for a fetch (a cold, expired or invalidated scope).
+    public var waits: Int
+    /// Lookups answered degraded: with a token below the minimum remaining lifetime
+    /// (above the outage floor) while the backend failed for a transient reason. Also
+    /// counted in ``hits``.
+    public var degradedServes: Int
+    /// Scopes with a cached token now.
+    public var cachedScopes: Int
+    /// Fetches in flight now, background refreshes included.
+    public var activeFetches: Int
+
+    /// `fetches 3, hits 120, waits 2, degraded 0, cached 2, in flight 0`.
+    public var description: String {
+        "fetches \(fetches), hits \(hits), waits \(waits), degraded \(degradedServes), cached \(cachedScopes), in flight \(activeFetches)"
+    }
+}
