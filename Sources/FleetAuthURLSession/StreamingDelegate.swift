@@ -12,8 +12,8 @@ import FleetAuthCore
 /// announces more than the cap before any of it is read, and stopping one that grows past
 /// the cap, so this delegate never holds more than the cap and one chunk. On Linux,
 /// Foundation queues each chunk for the delegate without flow control, so a body streamed
-/// past the cap is held in that queue until the cancel reaches libcurl (see README,
-/// *Bounded input*).
+/// past the cap is held in that queue until the cancel reaches libcurl (see the Security
+/// article of FleetAuthCore, *Bounded input*).
 final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // Safe because `tasks` and `peak` are only read and written while `lock` is held, and
     // the NSObject base has no state of its own that callbacks touch.

@@ -30,10 +30,17 @@ public struct ReadmeSample {
         return nil
     }
 
-    /// README.md at the root of this repository.
-    public static let readmeURL = URL(fileURLWithPath: #filePath)
+    /// The root of this repository.
+    public static let repositoryURL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("README.md")
+
+    /// README.md at the root of this repository.
+    public static let readmeURL = repositoryURL.appendingPathComponent("README.md")
+
+    /// A document of this repository, by its path from the root.
+    public static func document(_ path: String) -> URL {
+        repositoryURL.appendingPathComponent(path)
+    }
 
     /// `line` with what varies between runs replaced: fingerprints, dates, and every number.
     public static func normalized(_ line: String) -> String {

@@ -382,13 +382,16 @@ struct InMemoryTransportStub: HTTPTransport {
     }
 }
 
-/// The checker's report quoted in README stays what the checker prints.
-@Suite("README's checker report is current")
+/// The checker's report quoted in the documentation stays what the checker prints.
+@Suite("The documented checker report is current")
 struct ReadmeCheckerReportTests {
     @Test func theQuotedReportMatchesTheCheckersOutput() async throws {
         let server = try LoopbackServer.running()
-        let sample = try #require(ReadmeSample(startingWith: "fleetauth check-endpoint "))
-        // README quotes this command: a backend that sends milliseconds under a seconds key
+        let sample = try #require(
+            ReadmeSample(
+                startingWith: "fleetauth check-endpoint ",
+                readme: ReadmeSample.document("Sources/FleetAuthCore/Documentation.docc/CheckingYourTokenEndpoint.md")))
+        // The article quotes this command: a backend that sends milliseconds under a seconds key
         // and mints wildcard tokens.
         let run = await CommandRun.run([
             "check-endpoint", "--url", server.url("/token/swift-sample?expiryScale=1000&wildcard=1"),
