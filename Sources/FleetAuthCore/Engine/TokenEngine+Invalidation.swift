@@ -38,7 +38,9 @@ extension TokenEngine {
             flights += shard.withLock { state in
                 let flights = Array(state.flights.values)
                 if states.isWatched {
-                    for scope in state.knownScopes { states.publish(TokenState(scope: scope, phase: .signedOut)) }
+                    for scope in state.knownScopes {
+                        states.publish(TokenState(scope: scope, phase: .signedOut, token: nil))
+                    }
                 }
                 let dropped = state.cache.count
                 cachedCount.withLock { $0 -= dropped }

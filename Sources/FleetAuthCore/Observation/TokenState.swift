@@ -45,22 +45,13 @@ public struct TokenState: Sendable, CustomStringConvertible {
     /// Why the backend failed, when ``phase`` is `degraded` or `failed`.
     public let error: FleetAuthError?
 
-    /// Creates a state.
-    package init(
-        scope: AuthorizationScope, phase: Phase, expiresAt: Date? = nil, tokenFingerprint: String? = nil,
-        error: FleetAuthError? = nil
-    ) {
-        self.scope = scope
-        self.phase = phase
-        self.expiresAt = expiresAt
-        self.tokenFingerprint = tokenFingerprint
-        self.error = error
-    }
-
     /// Creates the state of `scope` holding `token` (if any).
     package init(scope: AuthorizationScope, phase: Phase, token: AuthToken?, error: FleetAuthError? = nil) {
-        self.init(
-            scope: scope, phase: phase, expiresAt: token?.expiresAt, tokenFingerprint: token?.fingerprint, error: error)
+        self.scope = scope
+        self.phase = phase
+        self.expiresAt = token?.expiresAt
+        self.tokenFingerprint = token?.fingerprint
+        self.error = error
     }
 
     /// Whether `other` says the same (phase, token, and the error's code and status): a

@@ -101,23 +101,23 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     package func deliver(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
         let exchange = try await exchange(request)
         let (response, token) = (exchange.response, exchange.token)
-        switch exchange.refusal {
-        case .freshToken(let age, let rejection):
+        if let refusal = exchange.refusal {
+            let (rejection, reason) =
+                switch refusal {
+                case .freshToken(let age, let rejection):
+                    (
+                        rejection,
+                        "The fleet service refused a token minted \(Int(age)) s ago (\(rejection)) for \(Self.call(request)); a new token from the same backend would carry the same permissions, so the call was not repeated. Fix what the fleet service names (claim key, IDs, project, audience) in the backend's minting."
+                    )
+                case .again(let rejection):
+                    (
+                        rejection,
+                        "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind)."
+                    )
+                }
             throw FleetServiceError(
-                fault: .token,
-                message:
-                    "The fleet service refused a token minted \(Int(age)) s ago (\(rejection)) for \(Self.call(request)); a new token from the same backend would carry the same permissions, so the call was not repeated. Fix what the fleet service names (claim key, IDs, project, audience) in the backend's minting.\(Self.clockNote(token))",
-                scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
-                underlyingError: rejection)
-        case .again(let rejection):
-            throw FleetServiceError(
-                fault: .token,
-                message:
-                    "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind).\(Self.clockNote(token))",
-                scope: scope, status: response.status, tokenFingerprint: token.fingerprint,
-                underlyingError: rejection)
-        case nil:
-            break
+                fault: .token, message: reason + Self.clockNote(token), scope: scope, status: response.status,
+                tokenFingerprint: token.fingerprint, underlyingError: rejection)
         }
         guard (200...299).contains(response.status) else {
             let advice =
