@@ -93,7 +93,7 @@ struct DriverApp {
             } catch {
                 print("update \(step + 1) failed: \(error)")
             }
-            if step + 1 < updates { try await SystemWallClock().sleep(for: interval) }
+            if step + 1 < updates { try await Task.sleep(nanoseconds: UInt64(interval * 1e9)) }
         }
         let statistics = provider.statistics
         print(

@@ -81,8 +81,8 @@ public struct CommandLineOptions {
     /// standard error by `TokenEventLogger`.
     public func logLevel() throws -> TokenEventLevel {
         guard let name = value("log-level") else { return .info }
-        guard let level = TokenEventLevel.allCases.first(where: { $0.description == name }) else {
-            let names = TokenEventLevel.allCases.map(\.description).joined(separator: ", ")
+        guard let level = TokenEventLevel.allCases.first(where: { "\($0)" == name }) else {
+            let names = TokenEventLevel.allCases.map { "\($0)" }.joined(separator: ", ")
             throw UsageError(message: "--log-level takes one of \(names), not \(name)")
         }
         return level

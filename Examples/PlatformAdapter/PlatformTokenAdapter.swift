@@ -24,7 +24,7 @@ final class PlatformTokenAdapter: NSObject, PlatformAuthorization, Sendable {
         //    error instead (asynchronously, as the contract requires): the SDK reports it
         //    and asks again at the next update.
         func refuse(_ message: String) {
-            let error = FleetAuthError(code: .missingContext, message: message)
+            let error = FleetAuthError(code: .invalidContext, message: message)
             Task { completion(nil, error) }
         }
         guard let authorizationContext else {

@@ -29,7 +29,7 @@ extension AuthorizedCaller {
         }
         return try await send(
             TransportRequest(
-                method: TransportRequest.Method(request.httpMethod ?? "GET"), url: url,
+                method: request.httpMethod ?? "GET", url: url,
                 headers: request.allHTTPHeaderFields ?? [:], body: request.httpBody, timeout: request.timeoutInterval))
     }
 }

@@ -98,7 +98,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
 
     private static func tooLarge(_ state: TaskState, _ what: String, _ response: URLResponse?) -> FleetAuthError {
         FleetAuthError(
-            code: .responseTooLarge,
+            reason: .responseTooLarge,
             message: "The body \(what), over the transport's \(state.cap)-byte cap; nothing more was read.",
             url: state.request.url, status: (response as? HTTPURLResponse)?.statusCode)
     }

@@ -107,14 +107,14 @@ public final class URLSessionTransport: HTTPTransport {
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         if let finalHost = http.url?.host, finalHost.lowercased() != request.url.host?.lowercased() {
             throw FleetAuthError(
-                code: .redirectRefused,
+                reason: .redirectRefused,
                 message:
                     "The request was redirected to another host (\(finalHost)); refusing its answer. Point the URL at the final host.",
                 url: request.url)
         }
         guard data.count <= configuration.maximumResponseBytes else {
             throw FleetAuthError(
-                code: .responseTooLarge,
+                reason: .responseTooLarge,
                 message:
                     "The body has \(data.count) bytes, over the transport's \(configuration.maximumResponseBytes)-byte cap.",
                 url: request.url, status: http.statusCode)
@@ -133,7 +133,7 @@ public final class URLSessionTransport: HTTPTransport {
         case .cancelled?: return CancellationError()
         case .timedOut?:
             return FleetAuthError(
-                code: .timedOut,
+                reason: .timedOut,
                 message:
                     "No answer within \(String(format: "%.1f", request.timeout)) s; check that the server is up, or raise the timeout.",
                 url: request.url, underlyingError: error)
@@ -144,7 +144,7 @@ public final class URLSessionTransport: HTTPTransport {
     private static func urlRequest(for request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(
             url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
-        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }

@@ -1,14 +1,14 @@
 /// The condition `eventually` waited for never held.
-public struct ConditionNeverHeld: Error, CustomStringConvertible {
+package struct ConditionNeverHeld: Error, CustomStringConvertible {
     /// Where the wait was.
-    public let location: String
+    package let location: String
     /// `condition never held at File.swift:12`.
-    public var description: String { "condition never held at \(location)" }
+    package var description: String { "condition never held at \(location)" }
 }
 
 /// Yields until `probe` returns a value, for state that other tasks are about to reach.
 /// Throws ``ConditionNeverHeld`` (failing the test) after `yields` tries. It never sleeps.
-public func eventually<T>(
+package func eventually<T>(
     _ probe: () -> T?, yields: Int = 100_000, fileID: String = #fileID, line: Int = #line
 ) async throws -> T {
     for _ in 0..<yields {

@@ -5,9 +5,9 @@ public import Foundation
 /// One bad or adversarial answer a token backend can give, and the error FleetAuth must
 /// turn it into. The same table runs through the in-memory transport and, over real HTTP,
 /// through `URLSessionTransport` against the loopback fixture.
-public struct HostileAnswer: Sendable, CustomStringConvertible {
+package struct HostileAnswer: Sendable, CustomStringConvertible {
     /// How the answer is delivered.
-    public enum Delivery: Sendable {
+    package enum Delivery: Sendable {
         /// A complete HTTP answer.
         case http(status: Int, headers: [String: String], body: Data)
         /// A 200 whose body is `count` bytes of `a`: over the size cap.
@@ -23,25 +23,25 @@ public struct HostileAnswer: Sendable, CustomStringConvertible {
     }
 
     /// A short name (the only thing test output shows of a case).
-    public let name: String
+    package let name: String
     /// The answer.
-    public let delivery: Delivery
+    package let delivery: Delivery
     /// The format the endpoint is configured with.
-    public let format: TokenResponseFormat
+    package let format: TokenResponseFormat
     /// The error code FleetAuth must produce.
-    public let expected: FleetAuthError.Code
+    package let expected: FleetAuthError.Reason
     /// A token value the fleet service rejected just before this answer, if the case is a
     /// backend that mints the same bytes again.
-    public var rejectedBefore: String? = nil
+    package var rejectedBefore: String? = nil
 
     /// The name.
-    public var description: String { name }
+    package var description: String { name }
 }
 
 /// The table of hostile answers, for the vehicle `v-42`, minted around `now`.
-public enum HostileAnswers {
+package enum HostileAnswers {
     /// The vehicle every answer is fetched for.
-    public static let scope = AuthorizationScope.vehicle("v-42")
+    package static let scope = AuthorizationScope.vehicle("v-42")
 
     /// The engine that both test paths use: one attempt, no cooldown, a 5-second timeout.
     package static func engine(url: String, answer: HostileAnswer, transport: any HTTPTransport, clock: ManualWallClock)
@@ -72,7 +72,7 @@ public enum HostileAnswers {
     }
 
     /// Answers `answer` in memory, the way the loopback fixture answers it over HTTP.
-    public static func respond(with answer: HostileAnswer, clock: ManualWallClock) async throws
+    package static func respond(with answer: HostileAnswer, clock: ManualWallClock) async throws
         -> TransportResponse
     {
         switch answer.delivery {
@@ -91,7 +91,7 @@ public enum HostileAnswers {
     }
 
     /// Every hostile answer.
-    public static func all(now: Date) -> [HostileAnswer] {
+    package static func all(now: Date) -> [HostileAnswer] {
         let t = now.timeIntervalSince1970.rounded(.down)
         func jwt(_ edit: (inout [String: Any]) -> Void = { _ in }) -> String {
             var payload: [String: Any] = [
@@ -106,7 +106,7 @@ public enum HostileAnswers {
         }
         func answer(
             _ name: String, status: Int = 200, body: Data, contentType: String = "application/json",
-            format: TokenResponseFormat = .tokenOnly, sendsDate: Bool = true, _ expected: FleetAuthError.Code
+            format: TokenResponseFormat = .tokenOnly, sendsDate: Bool = true, _ expected: FleetAuthError.Reason
         ) -> HostileAnswer {
             var headers = ["Content-Type": contentType]
             // Like most HTTP servers, the answer says when it was made.

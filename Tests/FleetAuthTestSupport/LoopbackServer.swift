@@ -2,23 +2,23 @@ public import Foundation
 
 /// The Python fixture `Fixtures/loopback_server.py`, started once per test process on a
 /// free loopback port. It exits when this process ends (its standard input closes).
-public final class LoopbackServer: Sendable {
+package final class LoopbackServer: Sendable {
     /// Why the fixture could not start.
-    public struct StartFailure: Error, CustomStringConvertible {
+    package struct StartFailure: Error, CustomStringConvertible {
         /// What went wrong, for the test report.
-        public let description: String
+        package let description: String
     }
 
     /// The shared server, or why it could not start.
-    public static let shared: Result<LoopbackServer, StartFailure> = Result { () throws(StartFailure) in
+    package static let shared: Result<LoopbackServer, StartFailure> = Result { () throws(StartFailure) in
         try LoopbackServer()
     }
 
     /// The server, or a thrown error that fails the calling test with the reason.
-    public static func running() throws -> LoopbackServer { try shared.get() }
+    package static func running() throws -> LoopbackServer { try shared.get() }
 
     /// `http://127.0.0.1:PORT`.
-    public let baseURL: URL
+    package let baseURL: URL
     private let process: Process
     private let input: Pipe
 
@@ -53,15 +53,15 @@ public final class LoopbackServer: Sendable {
     }
 
     /// `http://127.0.0.1:PORT` + `path`.
-    public func url(_ path: String) -> String { baseURL.absoluteString + path }
+    package func url(_ path: String) -> String { baseURL.absoluteString + path }
 
     /// A counter key no other test uses, for the fixture's per-key failure scripts.
-    public static func uniqueKey(_ name: String = #function) -> String {
+    package static func uniqueKey(_ name: String = #function) -> String {
         "\(name.prefix(while: { $0 != "(" }))-\(UUID().uuidString.prefix(8))"
     }
 
     /// How many requests the fixture has seen for `key`.
-    public func requestCount(key: String) async throws -> Int {
+    package func requestCount(key: String) async throws -> Int {
         let (data, _) = try await URLSession.shared.asyncData(from: URL(string: url("/stats"))!)
         let counts = try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
         return counts[key] ?? 0
@@ -74,7 +74,7 @@ public final class LoopbackServer: Sendable {
 
 extension URLSession {
     /// `data(for:)` that also exists on Linux.
-    public func asyncData(for request: URLRequest) async throws -> (Data, URLResponse) {
+    package func asyncData(for request: URLRequest) async throws -> (Data, URLResponse) {
         try await withCheckedThrowingContinuation { continuation in
             dataTask(with: request) { data, response, error in
                 if let error { return continuation.resume(throwing: error) }
@@ -84,7 +84,7 @@ extension URLSession {
     }
 
     /// `data(from:)` that also exists on Linux.
-    public func asyncData(from url: URL) async throws -> (Data, URLResponse) {
+    package func asyncData(from url: URL) async throws -> (Data, URLResponse) {
         try await withCheckedThrowingContinuation { continuation in
             dataTask(with: url) { data, response, error in
                 if let error { return continuation.resume(throwing: error) }

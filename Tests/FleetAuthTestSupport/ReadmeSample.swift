@@ -3,12 +3,12 @@ public import Foundation
 /// A sample of program output quoted in README.md, for tests that keep it true: the fenced
 /// block whose first line starts with a given prefix, compared with what the program prints
 /// now after both are normalized (numbers, ports, dates and fingerprints vary run to run).
-public struct ReadmeSample {
+package struct ReadmeSample {
     /// The quoted lines, as README shows them.
-    public let lines: [String]
+    package let lines: [String]
 
     /// The first fenced block in README.md whose first line starts with `prefix`, or `nil`.
-    public init?(startingWith prefix: String, readme: URL = ReadmeSample.readmeURL) {
+    package init?(startingWith prefix: String, readme: URL = ReadmeSample.readmeURL) {
         guard let text = try? String(contentsOf: readme, encoding: .utf8) else { return nil }
         var block: [String]?
         for line in text.components(separatedBy: "\n") {
@@ -31,19 +31,19 @@ public struct ReadmeSample {
     }
 
     /// The root of this repository.
-    public static let repositoryURL = URL(fileURLWithPath: #filePath)
+    package static let repositoryURL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// README.md at the root of this repository.
-    public static let readmeURL = repositoryURL.appendingPathComponent("README.md")
+    package static let readmeURL = repositoryURL.appendingPathComponent("README.md")
 
     /// A document of this repository, by its path from the root.
-    public static func document(_ path: String) -> URL {
+    package static func document(_ path: String) -> URL {
         repositoryURL.appendingPathComponent(path)
     }
 
     /// `line` with what varies between runs replaced: fingerprints, dates, and every number.
-    public static func normalized(_ line: String) -> String {
+    package static func normalized(_ line: String) -> String {
         var line = line
         let patterns = [
             ("tok_[0-9a-f]{8}", "tok_X"),
@@ -59,7 +59,7 @@ public struct ReadmeSample {
 
     /// The first line where `output` and the sample differ after normalizing, or `nil` when
     /// they agree line for line.
-    public func firstDifference(from output: String) -> String? {
+    package func firstDifference(from output: String) -> String? {
         let actual = output.components(separatedBy: "\n").map(Self.normalized).filter { !$0.isEmpty }
         let quoted = lines.map(Self.normalized).filter { !$0.isEmpty }
         for index in 0..<max(actual.count, quoted.count) {

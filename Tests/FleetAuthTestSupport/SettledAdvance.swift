@@ -6,7 +6,7 @@ extension ManualWallClock {
     /// 0.1 s of each other together), letting the tasks each step wakes run until the
     /// clock's sleepers and `transport`'s requests stop changing, so background work
     /// (retries, refreshes) happens at its own moments rather than all at `target`.
-    public func advanceSettled(to target: TimeInterval, watching transport: InMemoryTransport) async {
+    package func advanceSettled(to target: TimeInterval, watching transport: InMemoryTransport) async {
         await settle(transport)
         while let next = nextDeadline, next.timeIntervalSince1970 <= target {
             advance(by: min(next.timeIntervalSince1970 + 0.1, target) - uptime())

@@ -168,7 +168,9 @@ struct EndpointCheckerTests {
         let shape = run.line("shape") ?? ""
         #expect(shape.hasPrefix("  warning") && shape.contains("accessToken"), "\(run.output)")
         #expect(run.output.contains("--token-key accessToken --expiry-key expiresAtMillis --expiry-unit milliseconds"))
-        #expect(run.output.contains(".json(tokenKey: \"accessToken\", expiry: .init(key: \"expiresAtMillis\""))
+        #expect(
+            run.output.contains(
+                ".json(tokenKey: \"accessToken\", expiryKey: \"expiresAtMillis\", expiryUnit: .absoluteMilliseconds)"))
         #expect(run.line("lifetime")?.hasPrefix("  ok") == true)  // every other check ran on it
         let configured = await check(
             "/token/custom-keys",
@@ -330,7 +332,7 @@ struct FleetAuthCommandTests {
             "Authorization: Bearer a:b", "--format", "expires-in-seconds", "--post", "--allow-wildcard", "--json",
             "--timeout", "3",
         ])
-        #expect(json && options.allowWildcard && options.method == .post && options.timeout == 3)
+        #expect(json && options.allowWildcard && options.method == "POST" && options.timeout == 3)
         #expect(options.scope == .vehicle("v-1", taskID: "k-1"))
         #expect(options.headers == ["Authorization": "Bearer a:b"])
         #expect(options.format == .tokenWithExpiresInSeconds)

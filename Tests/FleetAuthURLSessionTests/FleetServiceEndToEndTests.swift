@@ -77,7 +77,7 @@ struct FleetServiceEndToEndTests {
             _ = try await refused.report(VehicleLocation(latitude: 48.85, longitude: 2.35, timestamp: Date()))
             Issue.record("an on-demand token passed a delivery provider")
         } catch {
-            #expect((error.underlyingError as? FleetAuthError)?.code == .fleetMismatch, "\(error)")
+            #expect((error.underlyingError as? FleetAuthError)?.reason == .fleetMismatch, "\(error)")
         }
         #expect(try await server.requestCount(key: "fleet-rejected-\(vehicleID)") == 1)
     }
@@ -144,7 +144,7 @@ struct FleetServiceEndToEndTests {
             base: URLSessionTransport(), context: DriverAuthorizationContext(vehicleID: vehicleID),
             authorization: provider)
         let again = try await authorizing.send(
-            TransportRequest(method: .put, url: request.url!, body: request.httpBody))
+            TransportRequest(method: "PUT", url: request.url!, body: request.httpBody))
         #expect(again.status == 200)
         #expect(try await server.requestCount(key: "fleet-accepted-\(vehicleID)") == 2)
 

@@ -46,7 +46,7 @@ struct HostileBackendOverHTTPTests {
             let token = try outcome.get()
             Issue.record("\(answer.name): expected \(answer.expected), got \(token)")
         } catch let error as FleetAuthError {
-            #expect(error.code == answer.expected, "\(answer.name): \(error)")
+            #expect(error.reason == answer.expected, "\(answer.name): \(error)")
         }
         #expect(engine.statistics.cachedScopes == 0)
     }

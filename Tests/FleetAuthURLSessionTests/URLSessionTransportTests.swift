@@ -36,7 +36,7 @@ struct URLSessionTransportTests {
                 TransportRequest(url: URL(string: server.url("/conformance/bytes?count=5000"))!))
             Issue.record("expected responseTooLarge")
         } catch let error as FleetAuthError {
-            #expect(error.code == .responseTooLarge)
+            #expect(error.reason == .responseTooLarge)
         }
     }
 
@@ -44,7 +44,7 @@ struct URLSessionTransportTests {
         // The engine knows no URLError: the transport speaks in FleetAuth's terms.
         let request = TransportRequest(url: URL(string: server.url("/conformance/hang"))!)
         let timedOut = URLSessionTransport.translate(URLError(.timedOut), for: request)
-        #expect((timedOut as? FleetAuthError)?.code == .timedOut)
+        #expect((timedOut as? FleetAuthError)?.reason == .timedOut)
         #expect((timedOut as? FleetAuthError)?.url == request.url)
         #expect(URLSessionTransport.translate(URLError(.cancelled), for: request) is CancellationError)
         let refused = URLSessionTransport.translate(URLError(.cannotConnectToHost), for: request)
@@ -60,7 +60,7 @@ struct URLSessionTransportTests {
             _ = try await transport.send(TransportRequest(url: URL(string: server.url(path))!))
             Issue.record("a 16 MiB body was accepted")
         } catch let error as FleetAuthError {
-            #expect(error.code == .responseTooLarge)
+            #expect(error.reason == .responseTooLarge)
         }
         #expect(transport.peakBufferedBytes <= 2 * cap, "held \(transport.peakBufferedBytes) bytes")
     }
@@ -79,7 +79,7 @@ struct URLSessionTransportTests {
             _ = try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1"))
             Issue.record("expected transportFailure")
         } catch let error as FleetAuthError {
-            #expect(error.code == .transportFailure)
+            #expect(error.reason == .transportFailure)
             #expect(error.underlyingError != nil)
         }
     }
@@ -132,7 +132,7 @@ struct EndToEndTests {
 
     @Test func postRequestsNameTheVehicleInTheBody() async throws {
         let bodyOnly = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: server.url("/token/plain"), method: .post, format: .plainText),
+            endpoint: TokenEndpoint(url: server.url("/token/plain"), method: "POST", format: .plainText),
             transport: URLSessionTransport())
         let token = try await bodyOnly.token(for: DriverAuthorizationContext(vehicleID: "v-post"))
         #expect(token.claims.covers(.vehicle("v-post")))
@@ -159,13 +159,13 @@ struct EndToEndTests {
             _ = try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1"))
             Issue.record("expected unexpectedStatus")
         } catch let error as FleetAuthError {
-            #expect(error.code == .unexpectedStatus && error.status == 401)
+            #expect(error.reason == .unexpectedStatus && error.status == 401)
         }
         #expect(try await server.requestCount(key: key) == 1)
     }
 
     @Test(arguments: [
-        ("/token/token-only?wrongId=1", TokenResponseFormat.tokenOnly, FleetAuthError.Code.scopeMismatch),
+        ("/token/token-only?wrongId=1", TokenResponseFormat.tokenOnly, FleetAuthError.Reason.scopeMismatch),
         ("/token/swift-sample?expiryScale=1000", .swiftSample(), .expiryMismatch),
         (
             "/token/expiration-timestamp-ms?expiryScale=0.001", .tokenWithExpirationTimestampMilliseconds,
@@ -178,7 +178,9 @@ struct EndToEndTests {
         ("/conformance/redirect", .tokenOnly, .redirectRefused),
         ("/nowhere", .tokenOnly, .unexpectedStatus),
     ])
-    func badBackendsAreTypedErrorsAndCacheNothing(path: String, format: TokenResponseFormat, code: FleetAuthError.Code)
+    func badBackendsAreTypedErrorsAndCacheNothing(
+        path: String, format: TokenResponseFormat, code: FleetAuthError.Reason
+    )
         async throws
     {
         let provider = try driver(path, format: format)
@@ -186,7 +188,7 @@ struct EndToEndTests {
             _ = try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1"))
             Issue.record("expected \(code)")
         } catch let error as FleetAuthError {
-            #expect(error.code == code, "\(error)")
+            #expect(error.reason == code, "\(error)")
         }
         #expect(provider.statistics.cachedScopes == 0)
     }
@@ -203,7 +205,7 @@ struct EndToEndTests {
             _ = try await fetch.value
             Issue.record("expected timedOut")
         } catch let error as FleetAuthError {
-            #expect(error.code == .timedOut)
+            #expect(error.reason == .timedOut)
         }
     }
 }

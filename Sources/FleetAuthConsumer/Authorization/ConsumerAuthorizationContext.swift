@@ -46,9 +46,11 @@ public struct ConsumerAuthorizationContext: AuthorizationContext, CustomStringCo
         return .trip(tripID)
     }
 
-    /// Trips, shipments' tracking IDs and delivery tasks.
-    public static var scopeKinds: [AuthorizationScope.Kind] { [.trip, .tracking, .task] }
-
     /// `trip t-7`, `tracking ID s-1` or `task k-3`.
     public var description: String { scope.description }
+}
+
+extension ConsumerAuthorizationContext: ScopeKindsDeclaring {
+    /// Trips, shipments' tracking IDs and delivery tasks.
+    package static var scopeKinds: [AuthorizationScope.Kind] { [.trip, .tracking, .task] }
 }

@@ -59,7 +59,7 @@ public final class TripMonitor: Sendable {
         -> TripSnapshot
     {
         let request = TransportRequest(
-            method: .get, url: url, headers: ["Accept": "application/json"], timeout: fleetService.timeout)
+            method: "GET", url: url, headers: ["Accept": "application/json"], timeout: fleetService.timeout)
         let caller = AuthorizedCaller(
             context: context, authorization: authorization, transport: transport, clock: clock)
         let delivery = try await caller.deliver(request)

@@ -15,68 +15,68 @@ public import Foundation
 /// )
 /// ```
 public struct TokenEndpoint: Sendable {
-    /// Where the vehicle or trip ID goes in the request URL.
-    public struct IDPlacement: Sendable, Hashable {
-        package enum Value: Sendable, Hashable {
-            case queryItems(idName: String?, taskName: String)
-            case pathTemplate
-        }
-        package let value: Value
-
-        /// Query items `vehicleId` or `tripId`, and `taskId` for delivery tasks. The default.
-        public static let queryItems = IDPlacement(value: .queryItems(idName: nil, taskName: "taskId"))
-
-        /// Query items with names of your choosing.
-        public static func queryItems(idName: String, taskName: String = "taskId") -> IDPlacement {
-            IDPlacement(value: .queryItems(idName: idName, taskName: taskName))
-        }
-
-        /// The URL must be a template that names the ID (`{id}`, `{vehicleId}`, …). A URL
-        /// with such a placeholder is a template whatever the placement says; this only
-        /// makes a URL without one an error.
-        public static let pathTemplate = IDPlacement(value: .pathTemplate)
-    }
-
     /// Supplies extra headers for each request, usually the app's own login credential.
     /// It is called for every fetch, so it can return a freshly refreshed credential.
-    public typealias HeaderProvider = @Sendable (AuthorizationScope) async throws -> [String: String]
+    package typealias HeaderProvider = @Sendable (AuthorizationScope) async throws -> [String: String]
 
     /// The endpoint URL. It may name the ID in its path with a placeholder, filled with
     /// the percent-encoded ID of each request: `{id}`, `{vehicleId}`,
     /// `{deliveryVehicleId}`, `{tripId}`, `{trackingId}`, `{taskId}` (any capitalisation of `Id`), as in
     /// `https://api.example.com/token/driver/{vehicleId}`. Otherwise the ID is sent as
     /// query items.
-    public var url: String
+    package var url: String
     /// `GET` (the default) or `POST`. A `POST` also sends the IDs as a JSON body.
-    public var method: TransportRequest.Method
-    /// Where the ID goes.
-    public var idPlacement: IDPlacement
+    package var method: String
+    /// The query item that names the ID when the URL has no placeholder; `nil`: by kind.
+    package var idQueryName: String?
+    /// The query item that names a delivery task's ID.
+    package var taskQueryName: String
     /// How to read the answer.
-    public var format: TokenResponseFormat
+    package var format: TokenResponseFormat
     /// Extra headers per request.
-    public var headers: HeaderProvider
+    package var headers: HeaderProvider
     /// Seconds one request may take.
-    public var timeout: TimeInterval
+    package var timeout: TimeInterval
     /// The largest body accepted, in bytes.
-    public var maximumResponseBytes: Int
+    package var maximumResponseBytes: Int
     /// Allows plain `http` to hosts other than loopback. Off by default: the token and the
     /// app's credential would cross the network in clear text.
-    public var allowsInsecureHTTP: Bool
+    package var allowsInsecureHTTP: Bool
 
     /// Creates an endpoint description.
+    ///
+    /// - Parameters:
+    ///   - url: The endpoint URL. It may name the ID in its path with a placeholder, filled with the
+    ///     percent-encoded ID of each request: `{id}`, `{vehicleId}`, `{deliveryVehicleId}`, `{tripId}`,
+    ///     `{trackingId}`, `{taskId}` (any capitalisation of `Id`), as in
+    ///     `https://api.example.com/token/driver/{vehicleId}`. Otherwise the ID is sent as query items.
+    ///   - method: `GET` (the default) or `POST`. A `POST` also sends the IDs as a JSON body.
+    ///   - idQueryName: The query item that names the ID when the URL has no placeholder. Default
+    ///     (`nil`): after the context's kind, `vehicleId`, `tripId` or `trackingId`.
+    ///   - taskQueryName: The query item that names a delivery task's ID. Default `taskId`.
+    ///   - format: How to read the answer.
+    ///   - headers: Extra headers for each request, usually the app's own login credential; called for
+    ///     every fetch, so it can return a freshly refreshed credential. If it throws, the fetch fails with
+    ///     `credentialsUnavailable`.
+    ///   - timeout: Seconds one request may take.
+    ///   - maximumResponseBytes: The largest body accepted, in bytes.
+    ///   - allowsInsecureHTTP: Allows plain `http` to hosts other than loopback. Off by default: the token and
+    ///     the app's credential would cross the network in clear text.
     public init(
         url: String,
-        method: TransportRequest.Method = .get,
-        idPlacement: IDPlacement = .queryItems,
+        method: String = "GET",
+        idQueryName: String? = nil,
+        taskQueryName: String = "taskId",
         format: TokenResponseFormat = .tokenOnly,
-        headers: @escaping HeaderProvider = { _ in [:] },
+        headers: @escaping @Sendable (AuthorizationScope) async throws -> [String: String] = { _ in [:] },
         timeout: TimeInterval = 15,
         maximumResponseBytes: Int = 64 * 1024,
         allowsInsecureHTTP: Bool = false
     ) {
         self.url = url
-        self.method = method
-        self.idPlacement = idPlacement
+        self.method = method.uppercased()
+        self.idQueryName = idQueryName
+        self.taskQueryName = taskQueryName
         self.format = format
         self.headers = headers
         self.timeout = timeout
@@ -87,25 +87,25 @@ public struct TokenEndpoint: Sendable {
     /// Throws `invalidConfiguration` when the URL is not an absolute http(s) URL, or its
     /// template has an unknown placeholder or one that none of `kinds` can fill (empty: any
     /// kind), and `insecureEndpoint` for plain `http` to a remote host without
-    /// ``allowsInsecureHTTP``. Providers call it when they are made, so a bad URL never
+    /// `allowsInsecureHTTP`. Providers call it when they are made, so a bad URL never
     /// reaches a request.
     package func validate(for kinds: [AuthorizationScope.Kind] = []) throws(FleetAuthError) {
+        guard method == "GET" || method == "POST" else {
+            throw FleetAuthError(
+                reason: .invalidConfiguration,
+                message: "The token endpoint's method is `\(method)`; use `GET` (the default) or `POST`.")
+        }
         let template = try URLTemplate(url)
         try template.check(forAnyOf: kinds)
-        if case .pathTemplate = idPlacement.value, !template.namesTheID {
-            throw FleetAuthError(
-                code: .invalidConfiguration,
-                message: "The URL template names no ID; add {id} (or {vehicleId}, {tripId}) or use `.queryItems`.")
-        }
         _ = try checkedComponents(template.sample, scope: nil)
         guard timeout > 0, timeout.isFinite else {
             throw FleetAuthError(
-                code: .invalidConfiguration,
+                reason: .invalidConfiguration,
                 message: "The token endpoint's timeout must be a positive number of seconds.")
         }
         guard maximumResponseBytes > 0 else {
             throw FleetAuthError(
-                code: .invalidConfiguration, message: "The token endpoint's maximumResponseBytes must be positive.")
+                reason: .invalidConfiguration, message: "The token endpoint's maximumResponseBytes must be positive.")
         }
     }
 
@@ -115,7 +115,7 @@ public struct TokenEndpoint: Sendable {
         let url = try resolvedURL(for: scope)
         var request = TransportRequest(method: method, url: url, timeout: timeout)
         request.headers["Accept"] = "application/json, application/jwt, text/plain"
-        if method != .get {
+        if method != "GET" {
             var body: [String: String] = [scope.kind.queryItemName: scope.id]
             if let taskID = scope.taskID { body["taskId"] = taskID }
             request.body = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
@@ -132,11 +132,11 @@ public struct TokenEndpoint: Sendable {
             extra = try await headers(scope)
         } catch is CancellationError {
             throw FleetAuthError(
-                code: .credentialsUnavailable, message: "Cancelled while the header provider ran.", scope: scope,
+                reason: .credentialsUnavailable, message: "Cancelled while the header provider ran.", scope: scope,
                 underlyingError: CancellationError())
         } catch {
             throw FleetAuthError(
-                code: .credentialsUnavailable,
+                reason: .credentialsUnavailable,
                 message:
                     "The header provider threw, so no credential could be sent; make sure the user is signed in to the app.",
                 scope: scope, url: request.url, underlyingError: error)
@@ -150,19 +150,15 @@ public struct TokenEndpoint: Sendable {
         let text: String
         do throws(FleetAuthError) {
             template = try URLTemplate(url)
-            if case .pathTemplate = idPlacement.value, !template.namesTheID {
-                throw configurationError(
-                    "The URL template names no ID; add {id} (or {vehicleId}, {tripId}) or use `.queryItems`.", scope)
-            }
             text = try template.resolved(for: scope)
         } catch {
             throw error.adding(scope: scope, url: nil)
         }
         var components = try checkedComponents(text, scope: scope)
-        if case .queryItems(let idName, let taskName) = idPlacement.value, !template.namesTheID {
+        if !template.namesTheID {
             var items = components.queryItems ?? []
-            items.append(URLQueryItem(name: idName ?? scope.kind.queryItemName, value: scope.id))
-            if let taskID = scope.taskID { items.append(URLQueryItem(name: taskName, value: taskID)) }
+            items.append(URLQueryItem(name: idQueryName ?? scope.kind.queryItemName, value: scope.id))
+            if let taskID = scope.taskID { items.append(URLQueryItem(name: taskQueryName, value: taskID)) }
             components.queryItems = items
             // `+` is legal in a query but many servers read it as a space.
             components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
@@ -191,7 +187,7 @@ public struct TokenEndpoint: Sendable {
         }
         if scheme == "http", !allowsInsecureHTTP, !Self.isLoopback(host) {
             throw FleetAuthError(
-                code: .insecureEndpoint,
+                reason: .insecureEndpoint,
                 message:
                     "Plain http to \(host) would send the token and the app's credential in clear text; use https, or set allowsInsecureHTTP for a trusted test network.",
                 scope: scope)
@@ -200,7 +196,7 @@ public struct TokenEndpoint: Sendable {
     }
 
     private func configurationError(_ message: String, _ scope: AuthorizationScope?) -> FleetAuthError {
-        FleetAuthError(code: .invalidConfiguration, message: message, scope: scope)
+        FleetAuthError(reason: .invalidConfiguration, message: message, scope: scope)
     }
 
     /// Whether `host` is a loopback name or address: `localhost`, `127.0.0.0/8`, `::1`.

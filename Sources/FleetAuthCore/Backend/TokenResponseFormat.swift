@@ -4,9 +4,9 @@
 /// Whatever the format, the token must be a JWT and its `exp` claim is authoritative: a
 /// body expiry that disagrees with `exp` by more than the tolerance is an
 /// `expiryMismatch` error, which catches seconds/milliseconds mix-ups.
-public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
+public struct TokenResponseFormat: Sendable, Hashable {
     /// How the body's expiry number is to be read.
-    public struct ExpiryUnit: Sendable, Hashable, CustomStringConvertible {
+    public struct ExpiryUnit: Sendable, Hashable {
         package enum Value: Sendable, Hashable { case absoluteSeconds, absoluteMilliseconds, secondsFromNow }
         package let value: Value
 
@@ -18,7 +18,7 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
         public static let secondsFromNow = ExpiryUnit(value: .secondsFromNow)
 
         /// A readable name of the unit.
-        public var description: String {
+        package var name: String {
             switch value {
             case .absoluteSeconds: "absolute Unix seconds"
             case .absoluteMilliseconds: "absolute Unix milliseconds"
@@ -28,13 +28,13 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Where the body states the expiry.
-    public struct ExpiryField: Sendable, Hashable {
+    package struct ExpiryField: Sendable, Hashable {
         /// The JSON key.
-        public var key: String
+        package var key: String
         /// How to read its number.
-        public var unit: ExpiryUnit
+        package var unit: ExpiryUnit
         /// Creates an expiry field.
-        public init(key: String, unit: ExpiryUnit) {
+        package init(key: String, unit: ExpiryUnit) {
             self.key = key
             self.unit = unit
         }
@@ -47,24 +47,31 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
 
     package let body: Body
     /// A short name for messages and reports.
-    public let name: String
+    package let name: String
 
     /// A JSON object holding the token under `tokenKey` and, optionally, its expiry.
     ///
     /// ```swift
     /// // {"accessToken": "eyJ…", "expiresAtMillis": 1795000000000}
     /// let format = TokenResponseFormat.json(
-    ///     tokenKey: "accessToken", expiry: .init(key: "expiresAtMillis", unit: .absoluteMilliseconds))
+    ///     tokenKey: "accessToken", expiryKey: "expiresAtMillis", expiryUnit: .absoluteMilliseconds)
     /// ```
     /// - Parameters:
     ///   - tokenKey: the top-level key whose string value is the JWT.
-    ///   - expiry: the key of the body's own expiry number and the unit to read it in;
-    ///     `nil` when the body states none (the JWT's `exp` is used alone). A stated expiry
-    ///     must agree with `exp`, so a wrong unit fails as `expiryMismatch`.
-    ///   - name: a short name for messages and reports; default: the keys and the unit.
+    ///   - expiryKey: the key of the body's own expiry number; `nil` when the body states
+    ///     none (the JWT's `exp` is used alone). A stated expiry must agree with `exp`, so a
+    ///     wrong unit fails as `expiryMismatch`.
+    ///   - expiryUnit: how to read the number under `expiryKey`.
     /// - Returns: the format, for ``TokenEndpoint``'s `format`.
-    public static func json(tokenKey: String, expiry: ExpiryField? = nil, name: String? = nil) -> TokenResponseFormat {
-        let described = expiry.map { "\(tokenKey) + \($0.key) (\($0.unit))" } ?? "\(tokenKey) + JWT exp"
+    public static func json(
+        tokenKey: String, expiryKey: String? = nil, expiryUnit: ExpiryUnit = .absoluteSeconds
+    ) -> TokenResponseFormat {
+        json(tokenKey: tokenKey, expiry: expiryKey.map { ExpiryField(key: $0, unit: expiryUnit) }, name: nil)
+    }
+
+    /// A JSON format with its expiry field and, optionally, a name of its own.
+    package static func json(tokenKey: String, expiry: ExpiryField?, name: String? = nil) -> TokenResponseFormat {
+        let described = expiry.map { "\(tokenKey) + \($0.key) (\($0.unit.name))" } ?? "\(tokenKey) + JWT exp"
         return TokenResponseFormat(body: .json(tokenKey: tokenKey, expiry: expiry), name: name ?? described)
     }
 
@@ -72,7 +79,7 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
     public static let plainText = TokenResponseFormat(body: .plainText, name: "plain-text JWT")
 
     /// `{"token": "…"}`; expiry from the JWT's `exp`. The default.
-    public static let tokenOnly = json(tokenKey: "token", name: "{token} + JWT exp")
+    public static let tokenOnly = json(tokenKey: "token", expiry: nil, name: "{token} + JWT exp")
 
     /// The seed's Swift sample: the expiry is absolute Unix seconds.
     public static func swiftSample(tokenKey: String = "token", expirationKey: String = "expiration")
@@ -126,6 +133,4 @@ public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
         presetNames.first { $0.name == name }?.format
     }
 
-    /// The format's name.
-    public var description: String { name }
 }

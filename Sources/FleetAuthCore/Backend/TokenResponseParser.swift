@@ -76,7 +76,7 @@ package struct TokenResponseParser: Sendable {
         try checkStatus(response)
         guard response.body.count <= maximumResponseBytes else {
             throw FleetAuthError(
-                code: .responseTooLarge,
+                reason: .responseTooLarge,
                 message:
                     "The body has \(response.body.count) bytes, over the \(maximumResponseBytes)-byte cap; return only the token and its expiry.",
                 status: response.status)
@@ -88,12 +88,12 @@ package struct TokenResponseParser: Sendable {
         let claims = try JWTDecoder.decode(value)
         guard let exp = claims.expiresAt else {
             throw FleetAuthError(
-                code: .missingExpiry,
+                reason: .missingExpiry,
                 message: "The JWT has no `exp` claim; the backend must set one (at most one hour after `iat`).")
         }
         if let issued = claims.issuedLifetime, issued <= 0 {
             throw FleetAuthError(
-                code: .malformedToken,
+                reason: .malformedToken,
                 message: "The JWT's `exp` is not after its `iat`; check how the backend computes them.")
         }
         let (serverNow, fromDevice) = Self.issuerNow(response, claims: claims, receivedAt: receivedAt)
@@ -102,7 +102,7 @@ package struct TokenResponseParser: Sendable {
         let remaining = min(exp.timeIntervalSince(serverNow), claims.issuedLifetime ?? .infinity)
         guard remaining > 0 else {
             throw FleetAuthError(
-                code: .tokenExpired,
+                reason: .tokenExpired,
                 message: fromDevice
                     ? "By this device's clock the token expired \(Int(-remaining)) s ago\(claims.issuedAt.map { ", \(Int(receivedAt.timeIntervalSince($0))) s after it was issued" } ?? ""). Without a Date header an old token and a device clock that is off look alike: have the backend send a Date header and mint a new token per request, or set this device's clock."
                     : "The token expired \(Int(-remaining)) s before the backend answered (by the backend's own clock); mint a new token per request instead of serving an old one."
@@ -112,14 +112,14 @@ package struct TokenResponseParser: Sendable {
         // Exactly the fleet service's limit: tolerance is for clock skew, not lifetimes.
         guard lifetime <= policy.maximumLifetime else {
             throw FleetAuthError(
-                code: .lifetimeTooLong,
+                reason: .lifetimeTooLong,
                 message:
                     "The token lives \(Int(lifetime)) s (exp − iat); the fleet service rejects more than \(Int(policy.maximumLifetime)) s. Shorten the lifetime the backend sets."
             )
         }
         guard policy.acceptsShortLife(lifetime: lifetime, remaining: remaining) else {
             throw FleetAuthError(
-                code: .lifetimeTooShort,
+                reason: .lifetimeTooShort,
                 message:
                     "The token arrived with \(Int(remaining)) s of its \(Int(lifetime)) s left, too little to use; mint tokens that live at least \(Int(policy.minimumLifetime)) s and serve them fresh."
             )
@@ -129,7 +129,7 @@ package struct TokenResponseParser: Sendable {
         guard claims.covers(scope) else {
             let named = claims.authorization.keys.sorted().joined(separator: ", ")
             throw FleetAuthError(
-                code: .scopeMismatch,
+                reason: .scopeMismatch,
                 message:
                     "The token's `authorization` claim (\(named.isEmpty ? "absent" : "keys: \(named)")) does not name \(scope); mint the token for the ID in the request."
             )
@@ -157,7 +157,7 @@ package struct TokenResponseParser: Sendable {
         case 200...299: return nil
         case 300...399:
             return FleetAuthError(
-                code: .redirectRefused,
+                reason: .redirectRefused,
                 message:
                     "The backend redirected (HTTP \(response.status)); token requests do not follow redirects, so the app's credential cannot leak to another host. Point the endpoint at the final URL.",
                 status: response.status)
@@ -172,7 +172,7 @@ package struct TokenResponseParser: Sendable {
                 default: "check the endpoint configuration"
                 }
             return FleetAuthError(
-                code: .unexpectedStatus, message: "The backend answered HTTP \(response.status): \(hint).",
+                reason: .unexpectedStatus, message: "The backend answered HTTP \(response.status): \(hint).",
                 status: response.status, retryAfter: retryAfter)
         }
     }
@@ -192,7 +192,7 @@ package struct TokenResponseParser: Sendable {
             guard let json = try? JSONSerialization.jsonObject(with: response.body, options: []),
                 let object = json as? [String: Any]
             else {
-                throw malformed("The body is not a JSON object; expected \(format)", response)
+                throw malformed("The body is not a JSON object; expected \(format.name)", response)
             }
             guard let rawToken = object[tokenKey] else {
                 let keys = object.keys.sorted().prefix(10).joined(separator: ", ")
@@ -239,14 +239,14 @@ package struct TokenResponseParser: Sendable {
                 " The number looks like seconds."
             } else if ratio > 500 { " It is about 1000× too far out: a milliseconds/seconds mix-up." } else { "" }
         throw FleetAuthError(
-            code: .expiryMismatch,
+            reason: .expiryMismatch,
             message:
-                "`\(field.key)` read as \(field.unit) says the token expires \(Int(gap)) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint) Fix the unit in the backend or pick the matching format."
+                "`\(field.key)` read as \(field.unit.name) says the token expires \(Int(gap)) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint) Fix the unit in the backend or pick the matching format."
         )
     }
 
     private func malformed(_ problem: String, _ response: TransportResponse) -> FleetAuthError {
-        FleetAuthError(code: .malformedResponse, message: "\(problem).", status: response.status)
+        FleetAuthError(reason: .malformedResponse, message: "\(problem).", status: response.status)
     }
 
     private static func jsonTypeName(_ value: Any) -> String {

@@ -94,7 +94,7 @@ package struct URLTemplate: Sendable, Hashable {
             case .taskID:
                 guard let taskID = scope.kind == .task ? scope.id : scope.taskID else {
                     throw FleetAuthError(
-                        code: .invalidContext,
+                        reason: .invalidContext,
                         message: "The token URL needs a task ID (`{\(spelling)}`), and this context has none.",
                         scope: scope)
                 }
@@ -126,7 +126,7 @@ package struct URLTemplate: Sendable, Hashable {
     }
 
     private static func error(_ message: String) -> FleetAuthError {
-        FleetAuthError(code: .invalidConfiguration, message: message)
+        FleetAuthError(reason: .invalidConfiguration, message: message)
     }
 
     package static func == (lhs: URLTemplate, rhs: URLTemplate) -> Bool { lhs.text == rhs.text }

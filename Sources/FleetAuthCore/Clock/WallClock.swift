@@ -15,7 +15,7 @@ public import Foundation
 /// `exp` to the moment a token arrives. Everything after that — expiry, staleness,
 /// cooldowns, retries and timeouts — runs on ``uptime()``, which keeps counting while the
 /// device sleeps and does not move when someone sets the clock. Production code uses
-/// ``SystemWallClock``; tests inject a manual clock (`ManualWallClock` in
+/// the system clock (the default wherever a clock is asked for); tests inject a manual clock (`ManualWallClock` in
 /// `FleetAuthInMemory`) and advance it by hand.
 ///
 /// ```swift
@@ -26,7 +26,7 @@ public import Foundation
 ///     var offset: TimeInterval
 ///     func now() -> Date { Date().addingTimeInterval(offset) }
 ///     func sleep(for duration: TimeInterval) async throws {
-///         try await SystemWallClock().sleep(for: duration)
+///         try await Task.sleep(nanoseconds: UInt64(max(0, duration) * 1e9))
 ///     }
 /// }
 /// ```
@@ -40,11 +40,13 @@ public protocol WallClock: Sendable {
     /// Suspends for `duration` seconds of this clock's time; throws `CancellationError`
     /// if the calling task is cancelled first.
     func sleep(for duration: TimeInterval) async throws
+}
 
+/// A clock that decides a timeout's race itself: the manual test clock, which settles it
+/// in deadline order instead of by which task the executor runs first.
+package protocol TimeoutDecidingClock: WallClock {
     /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or
-    /// `nil` when the time ran out first (the operation is then cancelled). The default
-    /// races the operation against ``sleep(for:)``; a test clock can decide the race in
-    /// deadline order.
+    /// `nil` when the time ran out first (the operation is then cancelled).
     func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result?
@@ -54,11 +56,17 @@ extension WallClock {
     /// Wall time as seconds since 1970: monotonic only while nobody sets the clock.
     public func uptime() -> TimeInterval { now().timeIntervalSince1970 }
 
-    /// Races `operation` against ``sleep(for:)``; the first to finish decides.
-    public func withTimeout<Result: Sendable>(
+    /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or
+    /// `nil` when the time ran out first (the operation is then cancelled). A clock that
+    /// decides timeouts itself does so; any other races `operation` against
+    /// ``sleep(for:)``, and the first to finish decides.
+    package func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
-        try await withThrowingTaskGroup(of: Result?.self) { group in
+        if let deciding = self as? any TimeoutDecidingClock {
+            return try await deciding.withTimeout(seconds, operation)
+        }
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
                 try await sleep(for: seconds)
@@ -70,15 +78,19 @@ extension WallClock {
     }
 }
 
-/// The device's real clock.
-public struct SystemWallClock: WallClock {
+/// The device's real clock: what every provider, reporter and monitor uses unless given
+/// another. Usable from inlinable code, since public initializers name it as their default.
+@usableFromInline
+package struct SystemWallClock: WallClock {
     /// Creates the system clock.
-    public init() {}
+    @usableFromInline
+    package init() {}
 
     /// The current time of the system's real-time clock. On Linux this is the coarse
     /// clock (a few milliseconds of resolution, a fifth of the cost): ample for expiry
     /// decisions measured in minutes, and it is read on every token lookup.
-    public func now() -> Date {
+    @usableFromInline
+    package func now() -> Date {
         var spec = timespec()
         #if os(Linux)
             let clockID = CLOCK_REALTIME_COARSE
@@ -91,7 +103,8 @@ public struct SystemWallClock: WallClock {
 
     /// Seconds since boot, sleep included: `CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC`
     /// (which counts through sleep there) on Apple systems.
-    public func uptime() -> TimeInterval {
+    @usableFromInline
+    package func uptime() -> TimeInterval {
         Self.uptime()
     }
 
@@ -110,7 +123,8 @@ public struct SystemWallClock: WallClock {
     }
 
     /// Sleeps with `Task.sleep`; a non-positive duration returns at once.
-    public func sleep(for duration: TimeInterval) async throws {
+    @usableFromInline
+    package func sleep(for duration: TimeInterval) async throws {
         guard duration > 0 else { return try Task.checkCancellation() }
         try await Task.sleep(nanoseconds: UInt64(min(duration, 1e9) * 1_000_000_000))
     }

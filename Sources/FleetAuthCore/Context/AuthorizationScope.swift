@@ -64,7 +64,7 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     package let hashCode: Int
 
     /// Creates a scope, its IDs normalized to NFC (so an ID typed two ways is one scope).
-    /// Use ``validated()`` before sending it anywhere.
+    /// Providers validate it before any request.
     public init(kind: Kind, id: String, taskID: String? = nil) {
         self.kind = kind
         self.id = Self.normalized(id)
@@ -83,22 +83,22 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A vehicle scope.
-    public static func vehicle(_ id: String, taskID: String? = nil) -> AuthorizationScope {
+    package static func vehicle(_ id: String, taskID: String? = nil) -> AuthorizationScope {
         AuthorizationScope(kind: .vehicle, id: id, taskID: taskID)
     }
 
     /// A trip scope.
-    public static func trip(_ id: String) -> AuthorizationScope {
+    package static func trip(_ id: String) -> AuthorizationScope {
         AuthorizationScope(kind: .trip, id: id)
     }
 
     /// A shipment-tracking scope.
-    public static func tracking(_ id: String) -> AuthorizationScope {
+    package static func tracking(_ id: String) -> AuthorizationScope {
         AuthorizationScope(kind: .tracking, id: id)
     }
 
     /// A delivery-task scope (a task followed on its own, not one of a vehicle's).
-    public static func task(_ id: String) -> AuthorizationScope {
+    package static func task(_ id: String) -> AuthorizationScope {
         AuthorizationScope(kind: .task, id: id)
     }
 
@@ -128,7 +128,7 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     /// Checks that the IDs follow the fleet service's rules: not empty, at most 64
     /// characters, none of `/ : ? , #`, no surrounding whitespace, no control characters.
     /// Throws `invalidContext` naming the rule.
-    public func validated() throws(FleetAuthError) -> AuthorizationScope {
+    package func validated() throws(FleetAuthError) -> AuthorizationScope {
         try Self.check(id, field: "\(kind) ID", scope: self)
         if let taskID { try Self.check(taskID, field: "task ID", scope: self) }
         return self
@@ -141,7 +141,7 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The characters the fleet service does not accept in an ID.
-    public static let forbiddenIDCharacters: Set<Character> = ["/", ":", "?", ",", "#"]
+    package static let forbiddenIDCharacters: Set<Character> = ["/", ":", "?", ",", "#"]
 
     private static func check(_ value: String, field: String, scope: AuthorizationScope?) throws(FleetAuthError) {
         let forbidden = value.first { forbiddenIDCharacters.contains($0) }
@@ -157,7 +157,7 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
             } else { nil }
         if let problem {
             throw FleetAuthError(
-                code: .invalidContext,
+                reason: .invalidContext,
                 message: "The \(field) \(problem); pass the ID exactly as the fleet service knows it.",
                 scope: scope)
         }

@@ -12,7 +12,7 @@ public struct FleetFlavor: Hashable, Sendable, CustomStringConvertible {
     public static let delivery = FleetFlavor(value: .delivery)
 
     /// The flavor named `name` (`on-demand` or `delivery`), or `nil`.
-    public init?(named name: String) {
+    package init?(named name: String) {
         guard let value = Value(rawValue: name) else { return nil }
         self.value = value
     }
@@ -20,7 +20,7 @@ public struct FleetFlavor: Hashable, Sendable, CustomStringConvertible {
     private init(value: Value) { self.value = value }
 
     /// The `authorization` claim key that names this flavor's vehicles.
-    public var vehicleClaimKey: String { value == .delivery ? "deliveryvehicleid" : "vehicleid" }
+    package var vehicleClaimKey: String { value == .delivery ? "deliveryvehicleid" : "vehicleid" }
 
     /// The other flavor.
     package var other: FleetFlavor { value == .delivery ? .onDemand : .delivery }

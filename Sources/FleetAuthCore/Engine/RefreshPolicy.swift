@@ -9,57 +9,79 @@ public import Foundation
 /// (at most a quarter and a half of the lifetime) so that a 2-minute token is usable
 /// for a minute instead of causing a refetch loop.
 ///
-/// With ``adaptsToTraffic`` (the default) the refresh window is only as wide as the engine
+/// With `adaptsToTraffic` (the default) the refresh window is only as wide as the engine
 /// needs: the minimum remaining lifetime, plus the gap it sees between lookups of the
-/// scope near the end of a token's life, plus ``latencyMultiplier`` × the slowest recent
+/// scope near the end of a token's life, plus `latencyMultiplier` × the slowest recent
 /// fetch (a p99 over the last 32), plus room for one retry's backoff, plus up to
-/// ``refreshJitter`` at random so a fleet does not refresh in step. ``refreshWindow``
+/// `refreshJitter` at random so a fleet does not refresh in step. `refreshWindow`
 /// stays its upper bound. A steady caller still never waits, and each token serves for as
 /// long as the contract allows.
 ///
 /// Bad days: the refresh starts early enough to ride out a token-backend outage of
-/// ``outageTolerance`` starting at any moment. While the backend fails for a transient
+/// `outageTolerance` starting at any moment. While the backend fails for a transient
 /// reason (network, timeout, 408, 425, 429, 5xx) the background refresh keeps retrying
 /// with backoff, and the cached token is served *degraded* below
-/// ``minimumRemainingLifetime``, down to ``outageFloor`` of life left: the fleet service
+/// `minimumRemainingLifetime`, down to `outageFloor` of life left: the fleet service
 /// accepts a token until its `exp`, so refusing it would turn a backend blip into lost
-/// updates. ``strict`` keeps the contract's margin to the letter instead.
+/// updates. `servesDuringOutages: false` keeps the contract's margin to the letter instead.
 public struct RefreshPolicy: Sendable, Hashable {
     /// The least life a returned token has left. Default 300 s: the fleet service
     /// needs time to accept the request that carries it.
-    public var minimumRemainingLifetime: TimeInterval
+    package var minimumRemainingLifetime: TimeInterval
     /// How long before expiry a background refresh starts. Default 600 s.
-    public var refreshWindow: TimeInterval
+    package var refreshWindow: TimeInterval
     /// The longest lifetime (`exp − iat`) accepted. Default 3600 s: the fleet service
     /// rejects longer ones.
-    public var maximumLifetime: TimeInterval
+    package var maximumLifetime: TimeInterval
     /// The shortest lifetime accepted at all. Default 30 s.
-    public var minimumLifetime: TimeInterval
+    package var minimumLifetime: TimeInterval
     /// How far apart the body's expiry, the JWT's `exp` and `iat` may be before they
     /// count as disagreeing. Default 60 s.
-    public var expiryTolerance: TimeInterval
+    package var expiryTolerance: TimeInterval
     /// Whether the refresh window narrows to what the engine observes (default `true`);
-    /// `false` refreshes at the full ``refreshWindow``.
-    public var adaptsToTraffic: Bool
+    /// `false` refreshes at the full `refreshWindow`.
+    package var adaptsToTraffic: Bool
     /// How many times the slowest recent fetch an adaptive window leaves for the refresh.
     /// Default 3.
-    public var latencyMultiplier: Double
+    package var latencyMultiplier: Double
     /// The most random extra an adaptive window adds per token. Default 2 s.
-    public var refreshJitter: TimeInterval
+    package var refreshJitter: TimeInterval
     /// How long a token-backend outage, starting at any moment, is ridden out without a
     /// failed lookup. Default 300 s. Each extra minute costs tokens: see the table in
     /// the FleetAuthCore documentation ("Bad days"). Scaled down for short-lived tokens
     /// (at most a quarter of the lifetime).
-    public var outageTolerance: TimeInterval
+    package var outageTolerance: TimeInterval
     /// The least life a token served degraded (during an outage, below
-    /// ``minimumRemainingLifetime``) has left. Default 60 s.
-    public var outageFloor: TimeInterval
-    /// Whether a cached token is served below ``minimumRemainingLifetime`` while the
-    /// backend fails for a transient reason (default `true`); `false` is ``strict``.
-    public var servesDuringOutages: Bool
+    /// `minimumRemainingLifetime`) has left. Default 60 s.
+    package var outageFloor: TimeInterval
+    /// Whether a cached token is served below `minimumRemainingLifetime` while the
+    /// backend fails for a transient reason (default `true`); `false` keeps the margin to the letter.
+    package var servesDuringOutages: Bool
 
     /// Creates a policy; the defaults follow the token-provider contract, and ride out a
     /// 5-minute token-backend outage.
+    ///
+    /// - Parameters:
+    ///   - minimumRemainingLifetime: The least life a returned token has left. Default 300 s: the fleet
+    ///     service needs time to accept the request that carries it.
+    ///   - refreshWindow: How long before expiry a background refresh starts. Default 600 s.
+    ///   - maximumLifetime: The longest lifetime (`exp − iat`) accepted. Default 3600 s: the fleet service
+    ///     rejects longer ones.
+    ///   - minimumLifetime: The shortest lifetime accepted at all. Default 30 s.
+    ///   - expiryTolerance: How far apart the body's expiry, the JWT's `exp` and `iat` may be before they
+    ///     count as disagreeing. Default 60 s.
+    ///   - adaptsToTraffic: Whether the refresh window narrows to what the engine observes (default `true`);
+    ///     `false` refreshes at the full `refreshWindow`.
+    ///   - latencyMultiplier: How many times the slowest recent fetch an adaptive window leaves for the
+    ///     refresh. Default 3.
+    ///   - refreshJitter: The most random extra an adaptive window adds per token. Default 2 s.
+    ///   - outageTolerance: How long a token-backend outage, starting at any moment, is ridden out without a
+    ///     failed lookup. Default 300 s. Each extra minute costs tokens: see the table in the FleetAuthCore
+    ///     documentation ("Bad days"). Scaled down for short-lived tokens (at most a quarter of the lifetime).
+    ///   - outageFloor: The least life a token served degraded (during an outage, below
+    ///     `minimumRemainingLifetime`) has left. Default 60 s.
+    ///   - servesDuringOutages: Whether a cached token is served below `minimumRemainingLifetime` while the
+    ///     backend fails for a transient reason (default `true`); `false` keeps the margin to the letter.
     public init(
         minimumRemainingLifetime: TimeInterval = 300, refreshWindow: TimeInterval = 600,
         maximumLifetime: TimeInterval = 3600, minimumLifetime: TimeInterval = 30, expiryTolerance: TimeInterval = 60,
@@ -80,14 +102,14 @@ public struct RefreshPolicy: Sendable, Hashable {
     }
 
     /// The contract to the letter: a token is never handed out with less than
-    /// ``minimumRemainingLifetime`` left, outage or not. Refreshing still starts early
-    /// enough to retry through an outage of ``outageTolerance`` before that margin.
-    public static let strict = RefreshPolicy(servesDuringOutages: false)
+    /// `minimumRemainingLifetime` left, outage or not. Refreshing still starts early
+    /// enough to retry through an outage of `outageTolerance` before that margin.
+    package static let strict = RefreshPolicy(servesDuringOutages: false)
 
     /// What an adaptive window leaves beyond the minimum remaining lifetime and the gap
-    /// between lookups: ``latencyMultiplier`` × `slowestFetch`, one retry's backoff, and
-    /// `randomUnit` (in `0...1`) of ``refreshJitter``. Infinite when the window does not
-    /// adapt, so the full ``refreshWindow`` applies.
+    /// between lookups: `latencyMultiplier` × `slowestFetch`, one retry's backoff, and
+    /// `randomUnit` (in `0...1`) of `refreshJitter`. Infinite when the window does not
+    /// adapt, so the full `refreshWindow` applies.
     package func adaptiveAllowance(slowestFetch: TimeInterval, retry: RetryPolicy, randomUnit: Double)
         -> TimeInterval
     {
@@ -127,12 +149,12 @@ public struct RefreshPolicy: Sendable, Hashable {
     }
 
     /// The refresh window for a token of `lifetime` seconds: never narrower than the life
-    /// an outage of ``outageTolerance`` needs.
+    /// an outage of `outageTolerance` needs.
     package func refreshWindow(forLifetime lifetime: TimeInterval) -> TimeInterval {
         max(outageReserve(forLifetime: lifetime), min(refreshWindow, lifetime / 2))
     }
 
-    /// The least life a token of `lifetime` seconds may be served with: ``outageFloor``
+    /// The least life a token of `lifetime` seconds may be served with: `outageFloor`
     /// during an outage (when served degraded), else the minimum remaining lifetime.
     package func lastUsableLife(forLifetime lifetime: TimeInterval) -> TimeInterval {
         let minimum = minimumRemaining(forLifetime: lifetime)
@@ -140,7 +162,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     }
 
     /// The life a token must have left when its refresh starts so that an outage of
-    /// ``outageTolerance`` (at most a quarter of the lifetime) ends before it passes
+    /// `outageTolerance` (at most a quarter of the lifetime) ends before it passes
     /// ``lastUsableLife(forLifetime:)``; never less than the minimum remaining lifetime.
     package func outageReserve(forLifetime lifetime: TimeInterval) -> TimeInterval {
         max(
@@ -148,7 +170,7 @@ public struct RefreshPolicy: Sendable, Hashable {
             lastUsableLife(forLifetime: lifetime) + min(outageTolerance, lifetime / 4))
     }
 
-    /// Classifies `token` at `now` (device clock) by the full ``refreshWindow``; an
+    /// Classifies `token` at `now` (device clock) by the full `refreshWindow`; an
     /// adaptive engine turns a token stale later, never earlier.
     package func freshness(of token: AuthToken, at now: Date) -> Freshness {
         let remaining = token.remainingLifetime(at: now)
@@ -167,7 +189,7 @@ public struct RefreshPolicy: Sendable, Hashable {
             maximumLifetime >= minimumLifetime, outageFloor <= minimumRemainingLifetime
         else {
             throw FleetAuthError(
-                code: .invalidConfiguration,
+                reason: .invalidConfiguration,
                 message:
                     "The refresh policy needs finite, non-negative values with refreshWindow ≥ minimumRemainingLifetime, maximumLifetime ≥ minimumLifetime and outageFloor ≤ minimumRemainingLifetime."
             )

@@ -3,27 +3,36 @@ public import Foundation
 /// How failed fetches are retried.
 ///
 /// Transient failures (``FleetAuthError/isTransient``) are retried with exponential
-/// backoff and jitter, at most ``maximumAttempts`` times in all and never past
-/// ``deadline``; a `Retry-After` from the backend lengthens the wait. Other failures are
-/// returned at once. After a failed fetch the scope cools down for ``failureCooldown``:
+/// backoff and jitter, at most `maximumAttempts` times in all and never past
+/// `deadline`; a `Retry-After` from the backend lengthens the wait. Other failures are
+/// returned at once. After a failed fetch the scope cools down for `failureCooldown`:
 /// callers that need the network get the same error without a new request.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per fetch, the first included. Default 4.
-    public var maximumAttempts: Int
+    package var maximumAttempts: Int
     /// The wait before the second attempt. Default 0.5 s.
-    public var initialBackoff: TimeInterval
+    package var initialBackoff: TimeInterval
     /// The factor between successive waits. Default 2.
-    public var multiplier: Double
+    package var multiplier: Double
     /// The longest wait between attempts. Default 8 s.
-    public var maximumBackoff: TimeInterval
+    package var maximumBackoff: TimeInterval
     /// The random spread around each wait, as a fraction (0.2 means ±20 %). Default 0.2.
-    public var jitter: Double
+    package var jitter: Double
     /// The most time one fetch may take, all attempts and waits included. Default 30 s.
-    public var deadline: TimeInterval
+    package var deadline: TimeInterval
     /// How long a scope keeps failing fast after a failed fetch. Default 5 s.
-    public var failureCooldown: TimeInterval
+    package var failureCooldown: TimeInterval
 
     /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - maximumAttempts: Attempts per fetch, the first included. Default 4.
+    ///   - initialBackoff: The wait before the second attempt. Default 0.5 s.
+    ///   - multiplier: The factor between successive waits. Default 2.
+    ///   - maximumBackoff: The longest wait between attempts. Default 8 s.
+    ///   - jitter: The random spread around each wait, as a fraction (0.2 means ±20 %). Default 0.2.
+    ///   - deadline: The most time one fetch may take, all attempts and waits included. Default 30 s.
+    ///   - failureCooldown: How long a scope keeps failing fast after a failed fetch. Default 5 s.
     public init(
         maximumAttempts: Int = 4, initialBackoff: TimeInterval = 0.5, multiplier: Double = 2,
         maximumBackoff: TimeInterval = 8, jitter: Double = 0.2, deadline: TimeInterval = 30,
@@ -39,7 +48,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// One attempt, no cooldown.
-    public static let none = RetryPolicy(maximumAttempts: 1, failureCooldown: 0)
+    package static let none = RetryPolicy(maximumAttempts: 1, failureCooldown: 0)
 
     /// The wait after failed attempt number `attempt` (1-based), before jitter is applied
     /// by `randomUnit` in `0...1` (0.5 means none).
@@ -55,7 +64,7 @@ public struct RetryPolicy: Sendable, Hashable {
         let values = [initialBackoff, multiplier, maximumBackoff, jitter, deadline, failureCooldown]
         guard maximumAttempts >= 1, values.allSatisfy({ $0.isFinite && $0 >= 0 }), jitter <= 1, deadline > 0 else {
             throw FleetAuthError(
-                code: .invalidConfiguration,
+                reason: .invalidConfiguration,
                 message:
                     "The retry policy needs maximumAttempts ≥ 1, a positive deadline, jitter in 0…1 and finite, non-negative times."
             )

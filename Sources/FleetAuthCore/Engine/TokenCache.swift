@@ -26,7 +26,7 @@ package struct TokenCache {
         /// When the token has too little life left to hand out (uptime).
         package let expiringAt: TimeInterval
         /// When the token has too little life left to hand out even during an outage
-        /// (uptime): at ``RefreshPolicy/outageFloor``, or ``expiringAt`` when strict.
+        /// (uptime): at `RefreshPolicy.outageFloor`, or ``expiringAt`` when strict.
         package let floorAt: TimeInterval
         /// When the refresh must have started to ride out the policy's outage tolerance.
         private let reserveAt: TimeInterval

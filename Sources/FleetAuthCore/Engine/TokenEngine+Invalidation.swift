@@ -56,7 +56,7 @@ extension TokenEngine {
             for waiter in flight.waiters.values {
                 waiter.resume(
                     throwing: FleetAuthError(
-                        code: .signedOut,
+                        reason: .signedOut,
                         message: "Every token was invalidated (sign-out) while this fetch ran; sign in again and retry."
                     ))
             }

@@ -44,7 +44,7 @@ package final class TokenEngine: Sendable {
         try configuration.retry.validate()
         try configuration.endpoint.validate()
         guard configuration.cacheCapacity >= 1 else {
-            throw FleetAuthError(code: .invalidConfiguration, message: "cacheCapacity must be at least 1.")
+            throw FleetAuthError(reason: .invalidConfiguration, message: "cacheCapacity must be at least 1.")
         }
         self.configuration = configuration
         self.clock = configuration.clock
@@ -54,7 +54,7 @@ package final class TokenEngine: Sendable {
         self.fetcher = TokenFetcher(
             endpoint: configuration.endpoint, transport: configuration.transport, clock: configuration.clock,
             refresh: configuration.refresh, retry: configuration.retry, rules: configuration.rules,
-            emit: { event in observer?(event) })
+            emit: { detail in observer?(TokenEvent(detail)) })
         // Every shard may hold up to the whole capacity; `cachedCount` keeps the total to it.
         let shardCount = configuration.cacheCapacity >= 256 ? 16 : 1
         let capacity = configuration.cacheCapacity
@@ -107,7 +107,7 @@ package final class TokenEngine: Sendable {
         // One hash lookup under the shard's lock; invalid scopes simply miss.
         let lookup = shard(for: scope).withLock { $0.lookUp(scope, at: now) }
         if case .fresh(let token) = lookup {
-            if let observer { observer(.servedFresh(scope, fingerprint: token.fingerprint)) }
+            if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: token.fingerprint))) }
             return token
         }
         return deliver(lookup, for: scope, at: now)
@@ -267,7 +267,7 @@ package final class TokenEngine: Sendable {
                     }
                 result = .failure(
                     FleetAuthError(
-                        code: .rejectedTokenReissued, message: message, scope: scope,
+                        reason: .rejectedTokenReissued, message: message, scope: scope,
                         status: rejected.rejection?.status, underlyingError: rejected.rejection))
             }
             switch result {
@@ -360,8 +360,8 @@ package final class TokenEngine: Sendable {
         return retries
     }
 
-    func emit(_ event: @autoclosure () -> TokenEvent) {
-        if let observer { observer(event()) }
+    func emit(_ detail: @autoclosure () -> TokenEvent.Detail) {
+        if let observer { observer(TokenEvent(detail())) }
     }
 
     /// Tells the streams watching `scope` how its token stands, when any is open. Called

@@ -13,13 +13,13 @@ package struct TokenFetcher: Sendable {
     package let retry: RetryPolicy
     package let parser: TokenResponseParser
     /// Receives the fetch events.
-    package let emit: @Sendable (TokenEvent) -> Void
+    package let emit: @Sendable (TokenEvent.Detail) -> Void
     /// Draws the jitter of each backoff, in `0...1`.
     package let randomUnit: @Sendable () -> Double
 
     package init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock, refresh: RefreshPolicy,
-        retry: RetryPolicy, rules: TokenRules = TokenRules(), emit: @escaping @Sendable (TokenEvent) -> Void,
+        retry: RetryPolicy, rules: TokenRules = TokenRules(), emit: @escaping @Sendable (TokenEvent.Detail) -> Void,
         randomUnit: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
         self.endpoint = endpoint
@@ -155,7 +155,7 @@ package struct TokenFetcher: Sendable {
         guard timeout > 0 else {
             return .failure(
                 FleetAuthError(
-                    code: .timedOut,
+                    reason: .timedOut,
                     message:
                         "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
                     scope: scope, url: request.url))
@@ -174,7 +174,7 @@ package struct TokenFetcher: Sendable {
         } catch {
             return .failure(
                 FleetAuthError(
-                    code: .transportFailure,
+                    reason: .transportFailure,
                     message:
                         "The request to the token backend failed before an answer arrived (\(TransportFailureReason.describe(error))); check that the backend is up, the host name and connectivity.",
                     scope: scope, url: request.url, underlyingError: error))
@@ -197,7 +197,7 @@ package struct TokenFetcher: Sendable {
         -> FleetAuthError
     {
         FleetAuthError(
-            code: .timedOut,
+            reason: .timedOut,
             message:
                 "The token backend did not answer within \(String(format: "%.1f", seconds)) s; check that it is up, or raise the endpoint timeout.",
             scope: scope, url: request.url)
@@ -207,7 +207,7 @@ package struct TokenFetcher: Sendable {
     /// cancels one.
     private static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
         FleetAuthError(
-            code: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).",
+            reason: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).",
             scope: scope)
     }
 }

@@ -4,95 +4,175 @@ public import Foundation
 ///
 /// It carries a stable ``code`` to switch on, a ``message`` that says what went wrong and
 /// what to fix, and the context a user needs to act: the ``scope`` (vehicle or trip),
-/// the backend ``url`` and HTTP ``status`` where there was one, and the
+/// the HTTP ``status`` where the backend answered, and the
 /// ``underlyingError``. No property, description or message ever holds a token's value.
-public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringConvertible {
-    /// A stable error code. New codes may be added without breaking anyone.
+public struct FleetAuthError: Error, CustomStringConvertible {
+    /// What an app does about an error, as a stable code to switch on. New codes may be
+    /// added without breaking anyone; the ``message`` names the exact cause.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String, Hashable, Sendable {
+        package enum Value: String, Hashable, Sendable {
+            case invalidContext, invalidConfiguration, credentialsUnavailable
+            case transportFailure, timedOut, unexpectedStatus, malformedResponse, tokenMismatch
+            case tokenExpired, signedOut
+        }
+        package let value: Value
+
+        /// The caller passed no context, or one whose IDs are empty or malformed: fix the call.
+        public static let invalidContext = Code(value: .invalidContext)
+        /// The endpoint or policies cannot work (bad URL template, plain `http`, bounds): fix
+        /// the configuration.
+        public static let invalidConfiguration = Code(value: .invalidConfiguration)
+        /// The app's header provider threw, so the request could not carry its credential.
+        public static let credentialsUnavailable = Code(value: .credentialsUnavailable)
+        /// The backend could not be reached or talked to: connection refused, DNS, TLS, a
+        /// redirect. Usually passes; see ``FleetAuthError/isTransient``.
+        public static let transportFailure = Code(value: .transportFailure)
+        /// No answer within the request timeout or the overall fetch deadline.
+        public static let timedOut = Code(value: .timedOut)
+        /// The backend answered with a status other than 2xx (see ``FleetAuthError/status``).
+        public static let unexpectedStatus = Code(value: .unexpectedStatus)
+        /// The backend's answer is unusable: not the configured format, too large, not a JWT,
+        /// no expiry, an expiry that disagrees with the JWT, or a lifetime out of bounds.
+        public static let malformedResponse = Code(value: .malformedResponse)
+        /// The token is for something else: another vehicle or trip, another fleet flavor,
+        /// another audience, every vehicle (`"*"`), or the token the fleet service just refused.
+        public static let tokenMismatch = Code(value: .tokenMismatch)
+        /// The token had expired, or had too little life left to be used.
+        public static let tokenExpired = Code(value: .tokenExpired)
+        /// `invalidateAll()` ran (sign-out) while this fetch was in flight.
+        public static let signedOut = Code(value: .signedOut)
+
+        /// The code's name, such as `tokenMismatch`.
+        public var description: String { value.rawValue }
+    }
+
+    /// The exact cause behind a ``Code``: what the messages, logs and tests distinguish.
+    package struct Reason: Hashable, Sendable, CustomStringConvertible {
+        package enum Value: String, Hashable, Sendable {
             case missingContext, invalidContext, invalidConfiguration, insecureEndpoint, credentialsUnavailable
             case transportFailure, timedOut, unexpectedStatus, redirectRefused, responseTooLarge
             case malformedResponse, malformedToken, missingExpiry, expiryMismatch
             case tokenExpired, lifetimeTooShort, lifetimeTooLong, scopeMismatch, fleetMismatch, audienceMismatch
-            case wildcardRefused
+            case wildcardRefused, tokenMismatch
             case rejectedTokenReissued, signedOut, emptyProviderResponse
         }
-        private let value: Value
+        package let value: Value
 
         /// No context was passed to `fetchToken(with:completion:)`.
-        public static let missingContext = Code(value: .missingContext)
+        package static let missingContext = Reason(value: .missingContext)
         /// The context's IDs are empty or malformed.
-        public static let invalidContext = Code(value: .invalidContext)
+        package static let invalidContext = Reason(value: .invalidContext)
         /// The endpoint or policy configuration cannot work (bad URL template, bounds).
-        public static let invalidConfiguration = Code(value: .invalidConfiguration)
+        package static let invalidConfiguration = Reason(value: .invalidConfiguration)
         /// Plain `http` to a non-loopback host without the opt-in.
-        public static let insecureEndpoint = Code(value: .insecureEndpoint)
+        package static let insecureEndpoint = Reason(value: .insecureEndpoint)
         /// The app's header provider threw, so the request could not carry its credential.
-        public static let credentialsUnavailable = Code(value: .credentialsUnavailable)
+        package static let credentialsUnavailable = Reason(value: .credentialsUnavailable)
         /// The transport failed: connection refused, reset, DNS, TLS.
-        public static let transportFailure = Code(value: .transportFailure)
+        package static let transportFailure = Reason(value: .transportFailure)
         /// No answer within the request timeout or the overall fetch deadline.
-        public static let timedOut = Code(value: .timedOut)
+        package static let timedOut = Reason(value: .timedOut)
         /// The backend answered with a status other than 2xx.
-        public static let unexpectedStatus = Code(value: .unexpectedStatus)
+        package static let unexpectedStatus = Reason(value: .unexpectedStatus)
         /// The backend redirected the request; FleetAuth does not follow token redirects.
-        public static let redirectRefused = Code(value: .redirectRefused)
+        package static let redirectRefused = Reason(value: .redirectRefused)
         /// The response body exceeded the size cap.
-        public static let responseTooLarge = Code(value: .responseTooLarge)
+        package static let responseTooLarge = Reason(value: .responseTooLarge)
         /// The body is not of the configured response format.
-        public static let malformedResponse = Code(value: .malformedResponse)
+        package static let malformedResponse = Reason(value: .malformedResponse)
         /// The token is not a decodable JWT.
-        public static let malformedToken = Code(value: .malformedToken)
+        package static let malformedToken = Reason(value: .malformedToken)
         /// Neither the JWT nor the response says when the token expires.
-        public static let missingExpiry = Code(value: .missingExpiry)
+        package static let missingExpiry = Reason(value: .missingExpiry)
         /// The response's expiry disagrees with the JWT's `exp` (often a unit mix-up).
-        public static let expiryMismatch = Code(value: .expiryMismatch)
+        package static let expiryMismatch = Reason(value: .expiryMismatch)
         /// The token had already expired when it arrived.
-        public static let tokenExpired = Code(value: .tokenExpired)
+        package static let tokenExpired = Reason(value: .tokenExpired)
         /// The token arrived with too little life left to be used.
-        public static let lifetimeTooShort = Code(value: .lifetimeTooShort)
+        package static let lifetimeTooShort = Reason(value: .lifetimeTooShort)
         /// The token lives longer than the fleet service accepts (one hour).
-        public static let lifetimeTooLong = Code(value: .lifetimeTooLong)
+        package static let lifetimeTooLong = Reason(value: .lifetimeTooLong)
         /// The token's `authorization` claim does not cover the requested vehicle or trip.
-        public static let scopeMismatch = Code(value: .scopeMismatch)
+        package static let scopeMismatch = Reason(value: .scopeMismatch)
         /// A vehicle token names its vehicle under the other fleet flavor's claim key.
-        public static let fleetMismatch = Code(value: .fleetMismatch)
+        package static let fleetMismatch = Reason(value: .fleetMismatch)
         /// The token's `aud` is not the audience the fleet service requires.
-        public static let audienceMismatch = Code(value: .audienceMismatch)
+        package static let audienceMismatch = Reason(value: .audienceMismatch)
         /// The token covers every vehicle or trip (`"*"`), and wildcards are not allowed.
-        public static let wildcardRefused = Code(value: .wildcardRefused)
+        package static let wildcardRefused = Reason(value: .wildcardRefused)
+        /// A token for something else, as an app's own code reported it.
+        package static let tokenMismatch = Reason(value: .tokenMismatch)
         /// A forced refetch returned the token the fleet service had just rejected.
-        public static let rejectedTokenReissued = Code(value: .rejectedTokenReissued)
+        package static let rejectedTokenReissued = Reason(value: .rejectedTokenReissued)
         /// `invalidateAll()` ran (sign-out) while this fetch was in flight.
-        public static let signedOut = Code(value: .signedOut)
+        package static let signedOut = Reason(value: .signedOut)
         /// A provider called its completion with neither a token nor an error.
-        public static let emptyProviderResponse = Code(value: .emptyProviderResponse)
+        package static let emptyProviderResponse = Reason(value: .emptyProviderResponse)
 
-        /// The code's name, such as `scopeMismatch`.
-        public var description: String { value.rawValue }
+        /// The reason for the public code an app creates an error with.
+        package init(_ code: Code) {
+            self.value = Value(rawValue: code.value.rawValue) ?? .invalidConfiguration
+        }
+
+        private init(value: Value) { self.value = value }
+
+        /// The public code this reason falls under.
+        package var code: Code {
+            switch value {
+            case .missingContext, .invalidContext: .invalidContext
+            case .invalidConfiguration, .insecureEndpoint: .invalidConfiguration
+            case .credentialsUnavailable: .credentialsUnavailable
+            case .transportFailure, .redirectRefused: .transportFailure
+            case .timedOut: .timedOut
+            case .unexpectedStatus: .unexpectedStatus
+            case .responseTooLarge, .malformedResponse, .malformedToken, .missingExpiry, .expiryMismatch,
+                .lifetimeTooLong, .emptyProviderResponse:
+                .malformedResponse
+            case .scopeMismatch, .fleetMismatch, .audienceMismatch, .wildcardRefused, .tokenMismatch,
+                .rejectedTokenReissued:
+                .tokenMismatch
+            case .tokenExpired, .lifetimeTooShort: .tokenExpired
+            case .signedOut: .signedOut
+            }
+        }
+
+        /// The reason's name, such as `scopeMismatch`.
+        package var description: String { value.rawValue }
     }
 
-    /// What went wrong, as a stable code.
-    public let code: Code
+    /// What an app does about it, as a stable code to switch on.
+    public var code: Code { reason.code }
+    /// The exact cause: finer than ``code``, named in ``description``.
+    package let reason: Reason
     /// What went wrong and what to fix, in words. Never holds a token value.
     public let message: String
     /// The vehicle or trip the fetch was for, if known.
     public let scope: AuthorizationScope?
     /// The backend URL, if a request was made.
-    public let url: URL?
+    package let url: URL?
     /// The HTTP status, if the backend answered.
     public let status: Int?
     /// Seconds the backend asked to wait (`Retry-After`), if it said.
-    public let retryAfter: TimeInterval?
+    package let retryAfter: TimeInterval?
     /// The error that caused this one, if any.
     public let underlyingError: (any Error)?
 
-    /// Creates an error.
+    /// Creates an error, for an app's own provider or a test double to throw.
     public init(
         code: Code, message: String, scope: AuthorizationScope? = nil, url: URL? = nil,
+        status: Int? = nil, underlyingError: (any Error)? = nil
+    ) {
+        self.init(
+            reason: Reason(code), message: message, scope: scope, url: url, status: status,
+            underlyingError: underlyingError)
+    }
+
+    /// Creates an error with its exact cause.
+    package init(
+        reason: Reason, message: String, scope: AuthorizationScope? = nil, url: URL? = nil,
         status: Int? = nil, retryAfter: TimeInterval? = nil, underlyingError: (any Error)? = nil
     ) {
-        self.code = code
+        self.reason = reason
         self.message = message
         self.scope = scope
         self.url = url
@@ -104,7 +184,7 @@ public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringC
     /// Whether trying again later may succeed: transport failures, timeouts, 408, 425,
     /// 429 and 5xx. Everything else fails fast.
     public var isTransient: Bool {
-        switch code {
+        switch reason {
         case .transportFailure, .timedOut: return true
         case .unexpectedStatus:
             guard let status else { return false }
@@ -116,14 +196,14 @@ public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringC
     /// A copy with the scope and URL filled in where they were missing.
     package func adding(scope: AuthorizationScope?, url: URL?) -> FleetAuthError {
         FleetAuthError(
-            code: code, message: message, scope: self.scope ?? scope, url: self.url ?? url,
+            reason: reason, message: message, scope: self.scope ?? scope, url: self.url ?? url,
             status: status, retryAfter: retryAfter, underlyingError: underlyingError)
     }
 
     /// A copy whose message ends with `sentence`.
     package func appending(_ sentence: String) -> FleetAuthError {
         FleetAuthError(
-            code: code, message: "\(message) \(sentence)", scope: scope, url: url, status: status,
+            reason: reason, message: "\(message) \(sentence)", scope: scope, url: url, status: status,
             retryAfter: retryAfter, underlyingError: underlyingError)
     }
 
@@ -134,13 +214,7 @@ public struct FleetAuthError: Error, CustomStringConvertible, CustomDebugStringC
         if let status { details.append("HTTP \(status)") }
         if let url { details.append(Self.redacted(url)) }
         let suffix = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
-        return "FleetAuthError.\(code)\(suffix): \(message)"
-    }
-
-    /// The description plus the underlying error's type and description.
-    public var debugDescription: String {
-        guard let underlyingError else { return description }
-        return "\(description) [underlying \(type(of: underlyingError)): \(underlyingError)]"
+        return "FleetAuthError.\(reason)\(suffix): \(message)"
     }
 
     /// The URL without user info, query or fragment: queries may carry credentials.

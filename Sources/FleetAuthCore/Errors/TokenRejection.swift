@@ -1,24 +1,24 @@
-public import Foundation
+package import Foundation
 
 /// What the fleet service said when it refused a token (HTTP 401 or 403): carried as the
 /// cause of a later `rejectedTokenReissued` error, so the service's own reason (such as
 /// "Audience doesn't match") is not lost.
-public struct TokenRejection: Error, Sendable, Hashable, CustomStringConvertible {
+package struct TokenRejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// The fleet service's status, 401 or 403.
-    public let status: Int
+    package let status: Int
     /// The service's message: `error.message` (or a string `error`) of a JSON error body,
     /// else the body's text; at most 200 characters, never the token.
-    public let message: String
+    package let message: String
 
     /// Creates a rejection with a message already read.
-    public init(status: Int, message: String) {
+    package init(status: Int, message: String) {
         self.status = status
         self.message = message
     }
 
     /// Reads the service's message out of `body`, dropping any echo of `token`: the whole
     /// value, any of its three parts, or any run of 16 or more of its characters.
-    public init(status: Int, body: Data, token: String) {
+    package init(status: Int, body: Data, token: String) {
         var text = String(decoding: body, as: UTF8.self)
         if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
             if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
@@ -34,7 +34,7 @@ public struct TokenRejection: Error, Sendable, Hashable, CustomStringConvertible
 
     /// `HTTP 401: Audience doesn't match`, without a closing period, so that it reads
     /// inside a sentence.
-    public var description: String {
+    package var description: String {
         var text = message[...]
         while let last = text.last, last == "." || last.isWhitespace { text = text.dropLast() }
         return text.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(text)"

@@ -1,28 +1,28 @@
-public import Foundation
+package import Foundation
 
 /// The claims FleetAuth reads from a token's payload. The signature is not verified:
 /// the client never holds the key, and the fleet service verifies it.
-public struct JWTClaims: Sendable, Equatable {
+package struct JWTClaims: Sendable, Equatable {
     /// `alg` from the header, such as `RS256`.
-    public var algorithm: String?
+    package var algorithm: String?
     /// `kid` from the header.
-    public var keyID: String?
+    package var keyID: String?
     /// `iss`: the service account that signed the token.
-    public var issuer: String?
+    package var issuer: String?
     /// `sub`: usually the same service account.
-    public var subject: String?
+    package var subject: String?
     /// `aud`: one or more audiences.
-    public var audience: [String]
+    package var audience: [String]
     /// `iat`: when the token was issued, by the issuer's clock.
-    public var issuedAt: Date?
+    package var issuedAt: Date?
     /// `exp`: when the token expires, by the issuer's clock.
-    public var expiresAt: Date?
+    package var expiresAt: Date?
     /// The private `authorization` claim: claim key (`vehicleid`, `tripid`, …) to the
     /// IDs it names. A single string becomes a one-element list.
-    public var authorization: [String: [String]]
+    package var authorization: [String: [String]]
 
     /// Creates claims; used by tests and by token backends.
-    public init(
+    package init(
         algorithm: String? = nil, keyID: String? = nil, issuer: String? = nil, subject: String? = nil,
         audience: [String] = [], issuedAt: Date? = nil, expiresAt: Date? = nil,
         authorization: [String: [String]] = [:]
@@ -38,7 +38,7 @@ public struct JWTClaims: Sendable, Equatable {
     }
 
     /// The wildcard ID that matches every vehicle or trip.
-    public static let wildcard = "*"
+    package static let wildcard = "*"
 
     /// The claim keys that name delivery tasks: `taskid` (one ID) and `taskids` (a list).
     package static let taskClaimKeys: Set<String> = ["taskid", "taskids"]
@@ -48,7 +48,7 @@ public struct JWTClaims: Sendable, Equatable {
     /// token carries a task claim (`taskid` or a `taskids` list), that claim names the task
     /// or `*` (an empty list names none). A vehicle token without a task claim serves all of
     /// the vehicle's tasks. Keys compare case-insensitively.
-    public func covers(_ scope: AuthorizationScope) -> Bool {
+    package func covers(_ scope: AuthorizationScope) -> Bool {
         var covered = false
         for (key, ids) in authorization where scope.kind.claimKeys.contains(key.lowercased()) {
             if ids.contains(scope.id) || ids.contains(Self.wildcard) { covered = true }
@@ -71,7 +71,7 @@ public struct JWTClaims: Sendable, Equatable {
     }
 
     /// The token's lifetime as issued (`exp − iat`), if both are present.
-    public var issuedLifetime: TimeInterval? {
+    package var issuedLifetime: TimeInterval? {
         guard let issuedAt, let expiresAt else { return nil }
         return expiresAt.timeIntervalSince(issuedAt)
     }

@@ -115,7 +115,7 @@ package enum JWTDecoder {
 
     private static func malformed(_ problem: String) -> FleetAuthError {
         FleetAuthError(
-            code: .malformedToken,
+            reason: .malformedToken,
             message: "The token \(problem). Have the backend return the compact JWT it minted.")
     }
 }

@@ -4,7 +4,7 @@
 /// during a cooldown) are ``debug``; fetches that delivered a token and invalidations are
 /// ``info``; a failed attempt that will be retried and a token served degraded during an
 /// outage are ``warning``s; a fetch that gave up is an ``error``.
-public enum TokenEventLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+public enum TokenEventLevel: Sendable, Comparable, CaseIterable {
     /// Per-lookup detail: served fresh or stale, failures replayed, fetches and refreshes starting.
     case debug
     /// What changed: a token fetched, invalidated or evicted.
@@ -13,24 +13,11 @@ public enum TokenEventLevel: Int, Sendable, Comparable, CaseIterable, CustomStri
     case warning
     /// A fetch failed for good; its callers got the error.
     case error
-
-    /// Orders levels from ``debug`` up to ``error``.
-    public static func < (lhs: TokenEventLevel, rhs: TokenEventLevel) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    /// The level's name: `debug`, `info`, `warning` or `error`.
-    public var description: String {
-        switch self {
-        case .debug: return "debug"
-        case .info: return "info"
-        case .warning: return "warning"
-        case .error: return "error"
-        }
-    }
 }
 
-extension TokenEvent {
+extension TokenEvent.Detail {
     /// The level a logger files this event at (see ``TokenEventLevel``).
-    public var level: TokenEventLevel {
+    package var level: TokenEventLevel {
         switch self {
         case .servedFresh, .servedStale, .failureReplayed, .fetchStarted, .refreshScheduled: return .debug
         case .fetchSucceeded, .invalidated, .invalidatedAll, .evicted: return .info

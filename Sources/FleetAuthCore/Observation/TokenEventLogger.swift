@@ -21,23 +21,23 @@ import Foundation
 /// Apple platforms).
 public struct TokenEventLogger: Sendable {
     /// The lowest level written; events below it are skipped before any text is made.
-    public var minimumLevel: TokenEventLevel
+    package var minimumLevel: TokenEventLevel
     private let write: @Sendable (TokenEventLevel, String) -> Void
 
     /// A logger writing events at `minimumLevel` and above.
     /// - Parameters:
     ///   - minimumLevel: the lowest level written. Default ``TokenEventLevel/info``.
-    ///   - write: receives each event's level and line (``line(for:)``); called on the
-    ///     thread that caused the event, so keep it short. Default: standard error.
+    ///   - write: receives each event's level and line (`info fleetauth: fetchSucceeded
+    ///     vehicle v-42 tok_1a2b3c4d …`); called on the thread that caused the event, so keep
+    ///     it short. Default (`nil`): standard error, one write per line.
     public init(
-        minimumLevel: TokenEventLevel = .info,
-        write: @escaping @Sendable (TokenEventLevel, String) -> Void = TokenEventLogger.writeToStandardError
+        minimumLevel: TokenEventLevel = .info, write: (@Sendable (TokenEventLevel, String) -> Void)? = nil
     ) {
         self.minimumLevel = minimumLevel
-        self.write = write
+        self.write = write ?? TokenEventLogger.writeToStandardError
     }
 
-    /// Writes `event` if its level is at least ``minimumLevel``. Pass `logger.log` as a
+    /// Writes `event` if its level is at least the logger's minimum level. Pass `logger.log` as a
     /// provider's or engine's `observer`.
     /// - Parameter event: what the engine did.
     public func log(_ event: TokenEvent) {
@@ -49,14 +49,14 @@ public struct TokenEventLogger: Sendable {
     /// The line written for `event`: `info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d …`.
     /// - Parameter event: what the engine did.
     /// - Returns: the level, the `fleetauth:` tag and the event's description.
-    public func line(for event: TokenEvent) -> String { "\(event.level) fleetauth: \(event)" }
+    package func line(for event: TokenEvent) -> String { "\(event.level) fleetauth: \(event)" }
 
     /// Writes `line` and a newline to standard error in one call, so lines written from
     /// several threads do not interleave.
     /// - Parameters:
     ///   - level: the event's level (standard error shows it in the line already).
     ///   - line: the text to write.
-    public static func writeToStandardError(_ level: TokenEventLevel, _ line: String) {
+    package static func writeToStandardError(_ level: TokenEventLevel, _ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

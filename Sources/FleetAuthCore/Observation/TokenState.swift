@@ -57,7 +57,7 @@ public struct TokenState: Sendable, CustomStringConvertible {
     /// Whether `other` says the same (phase, token, and the error's code and status): a
     /// repeat is not delivered, so another failed attempt of the same kind is no news.
     package func says(_ other: TokenState) -> Bool {
-        phase == other.phase && tokenFingerprint == other.tokenFingerprint && error?.code == other.error?.code
+        phase == other.phase && tokenFingerprint == other.tokenFingerprint && error?.reason == other.error?.reason
             && error?.status == other.error?.status
     }
 
@@ -68,7 +68,7 @@ public struct TokenState: Sendable, CustomStringConvertible {
         if let expiresAt, expiresAt != .distantFuture {
             text += " until \(ISO8601DateFormatter().string(from: expiresAt))"
         }
-        if let error { text += ": \(error.code)" + (error.status.map { " HTTP \($0)" } ?? "") }
+        if let error { text += ": \(error.reason)" + (error.status.map { " HTTP \($0)" } ?? "") }
         return text
     }
 }

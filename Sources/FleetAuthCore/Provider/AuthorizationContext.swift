@@ -11,21 +11,26 @@
 /// ```swift
 /// struct DepotContext: AuthorizationContext {
 ///     var vehicleID: String
-///     var scope: AuthorizationScope { .vehicle(vehicleID) }
+///     var scope: AuthorizationScope { AuthorizationScope(kind: .vehicle, id: vehicleID) }
 /// }
 /// let provider = try TokenProvider<DepotContext>(endpoint: endpoint, transport: transport)
 /// ```
 public protocol AuthorizationContext: Hashable, Sendable {
     /// The engine's key for this context.
     var scope: AuthorizationScope { get }
+}
 
-    /// The kinds of scope this context type can stand for: lets a provider refuse a URL
-    /// template none of them can fill when it is made. Default empty: unknown, and templates
-    /// are checked against each request's scope instead.
+/// A context type that knows which kinds of scope it can stand for, so that a provider
+/// refuses a URL template none of them can fill when it is made. A context type that does
+/// not say has its templates checked against each request's scope instead.
+package protocol ScopeKindsDeclaring: AuthorizationContext {
+    /// The kinds of scope this context type can stand for.
     static var scopeKinds: [AuthorizationScope.Kind] { get }
 }
 
 extension AuthorizationContext {
-    /// Unknown: templates are checked against each request's scope instead.
-    public static var scopeKinds: [AuthorizationScope.Kind] { [] }
+    /// The kinds of scope this context type declares; empty when unknown.
+    package static var declaredScopeKinds: [AuthorizationScope.Kind] {
+        (Self.self as? any ScopeKindsDeclaring.Type)?.scopeKinds ?? []
+    }
 }

@@ -69,7 +69,7 @@ package enum ProviderBridge {
         } else {
             continuation.resume(
                 throwing: FleetAuthError(
-                    code: .emptyProviderResponse,
+                    reason: .emptyProviderResponse,
                     message: "The provider completed with neither a token nor an error; it must pass one of them."))
         }
     }
@@ -77,7 +77,7 @@ package enum ProviderBridge {
     /// The error for a `nil` context.
     package static func missingContext(_ contextType: String) -> FleetAuthError {
         FleetAuthError(
-            code: .missingContext,
+            reason: .missingContext,
             message: "fetchToken was called without a \(contextType); pass the context the SDK handed you.")
     }
 }

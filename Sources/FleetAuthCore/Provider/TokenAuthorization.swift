@@ -14,7 +14,7 @@ import Foundation
 /// ```swift
 /// struct DepotContext: AuthorizationContext {
 ///     var depotID: String
-///     var scope: AuthorizationScope { .vehicle(depotID) }
+///     var scope: AuthorizationScope { AuthorizationScope(kind: .vehicle, id: depotID) }
 /// }
 ///
 /// final class FixedDepotAuthorization: TokenAuthorization {
@@ -50,12 +50,6 @@ public protocol TokenAuthorization<Context>: Sendable {
     ///   implement it; the default does nothing and returns `false`.
     @discardableResult
     func invalidate(_ token: String, for authorizationContext: Context) -> Bool
-
-    /// Drops `token` as ``invalidate(_:for:)`` does, remembering what the fleet service said
-    /// so that an error about the same token later can name it. The default ignores
-    /// `rejection`.
-    @discardableResult
-    func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool
 }
 
 extension TokenAuthorization {
@@ -79,9 +73,14 @@ extension TokenAuthorization {
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context) -> Bool { false }
 
-    /// Calls ``invalidate(_:for:)``; the rejection is not kept.
+    /// Drops a token the fleet service rejected: FleetAuth's own provider also keeps what the
+    /// service said, so that a later error about the same token can name it; any other
+    /// provider gets ``invalidate(_:for:)``.
     @discardableResult
-    public func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool {
-        invalidate(token, for: authorizationContext)
+    package func dropRejected(_ token: String, for context: Context, rejection: TokenRejection?) -> Bool {
+        if let provider = self as? TokenProvider<Context> {
+            return provider.invalidate(token, for: context, rejection: rejection)
+        }
+        return invalidate(token, for: context)
     }
 }

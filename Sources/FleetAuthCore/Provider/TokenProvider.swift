@@ -7,10 +7,10 @@ import Foundation
 /// It fetches tokens from the operator's backend, validates them, caches them per
 /// context and refreshes them ahead of expiry.
 public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorization {
-    /// Everything the provider needs: ``TokenProviderConfiguration``.
-    public typealias Configuration = TokenProviderConfiguration
+    /// Everything the provider needs: `TokenProviderConfiguration`.
+    package typealias Configuration = TokenProviderConfiguration
     /// Counts of what the provider has done: ``TokenStatistics``.
-    public typealias Statistics = TokenStatistics
+    package typealias Statistics = TokenStatistics
 
     /// The engine doing the work. Our own modules and tests reach it; apps use the
     /// provider's methods.
@@ -21,12 +21,27 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// for unusable policies, a token URL that is not an absolute http(s) URL, or a URL
     /// template this provider's contexts cannot fill, and `insecureEndpoint` for plain
     /// `http` to a remote host without the opt-in.
-    public init(configuration: Configuration) throws(FleetAuthError) {
-        try configuration.endpoint.validate(for: Context.scopeKinds)
+    package init(configuration: Configuration) throws(FleetAuthError) {
+        try configuration.endpoint.validate(for: Context.declaredScopeKinds)
         self.engine = try TokenEngine(configuration: configuration)
     }
 
-    /// Creates a provider; see ``TokenProviderConfiguration`` for each parameter.
+    /// Creates a provider; throws `invalidConfiguration` for unusable policies, a token URL
+    /// that is not an absolute http(s) URL, a URL template this provider's contexts cannot
+    /// fill, or plain `http` to a remote host without the opt-in.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The token backend.
+    ///   - transport: How requests reach it (`URLSessionTransport`, or a test double).
+    ///   - clock: Wall time and a monotonic clock. Inject a manual clock in tests.
+    ///   - refresh: Freshness margins, lifetime limits and what happens during outages.
+    ///   - retry: Retries, deadline and cooldown.
+    ///   - rules: The audience a token must name, the fleet flavor, and whether wildcard
+    ///     tokens may be used.
+    ///   - cacheCapacity: The most contexts kept in the cache (default 1,024); one not used
+    ///     since the last sweep is dropped. Keep it above the number served at once.
+    ///   - observer: Receives each ``TokenEvent``, for logs and metrics; `nil` for none.
+    /// - Throws: ``FleetAuthError`` with code `invalidConfiguration`, naming the setting to fix.
     public convenience init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
         refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(), rules: TokenRules = TokenRules(),
@@ -39,10 +54,10 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     }
 
     /// The configuration the provider was made with.
-    public var configuration: Configuration { engine.configuration }
+    package var configuration: Configuration { engine.configuration }
 
     /// Calls `completion` exactly once, asynchronously, with a token value or a
-    /// ``FleetAuthError`` (`missingContext` for a `nil` context). It completes even if
+    /// ``FleetAuthError`` (`invalidContext` for a `nil` context). It completes even if
     /// the provider is released while the fetch runs.
     public func fetchToken(with authorizationContext: Context?, completion: @escaping AuthTokenFetchCompletionHandler) {
         let engine = self.engine
@@ -96,7 +111,8 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
 
     /// Drops `token` because the fleet service rejected it (401/403), if it is still the
     /// cached one (a late rejection of an older token causes no second refetch); a later
-    /// fetch that returns the same value fails with `rejectedTokenReissued`.
+    /// fetch that returns the same value fails with a `tokenMismatch` that says so.
+    /// - Returns: whether the cached token was dropped.
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context) -> Bool {
         engine.invalidate(token, for: authorizationContext.scope)
@@ -105,7 +121,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// Drops `token` as ``invalidate(_:for:)`` does and remembers what the fleet service
     /// said about it: a later `rejectedTokenReissued` error carries it as its cause.
     @discardableResult
-    public func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool {
+    package func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool {
         engine.invalidate(token, for: authorizationContext.scope, rejection: rejection)
     }
 
@@ -116,7 +132,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
 
     /// The cached token for the context, whatever its freshness; `nil` if none. Never
     /// fetches and never suspends.
-    public func cachedToken(for authorizationContext: Context) -> AuthToken? {
+    package func cachedToken(for authorizationContext: Context) -> AuthToken? {
         engine.cachedToken(for: authorizationContext.scope)
     }
 
@@ -155,7 +171,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     }
 
     /// Counts of what the provider has done so far, and what it holds now.
-    public var statistics: Statistics { engine.statistics }
+    public var statistics: TokenStatistics { engine.statistics }
 
     /// Returns once no fetch is in flight, background refreshes included: for tests,
     /// simulations and orderly shutdown.

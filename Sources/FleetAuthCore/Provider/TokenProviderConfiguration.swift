@@ -1,26 +1,26 @@
 /// Everything a ``TokenProvider`` needs: the backend, the transport, the clock and the
 /// policies. `DriverTokenProvider.Configuration` names it too.
-public struct TokenProviderConfiguration: Sendable {
+package struct TokenProviderConfiguration: Sendable {
     /// The token backend.
-    public var endpoint: TokenEndpoint
+    package var endpoint: TokenEndpoint
     /// How requests reach it.
-    public var transport: any HTTPTransport
+    package var transport: any HTTPTransport
     /// Wall time. Inject a manual clock in tests.
-    public var clock: any WallClock
+    package var clock: any WallClock
     /// Freshness margins and lifetime limits.
-    public var refresh: RefreshPolicy
+    package var refresh: RefreshPolicy
     /// Retries, deadline and cooldown.
-    public var retry: RetryPolicy
+    package var retry: RetryPolicy
     /// The audience a token must name and whether wildcard tokens may be used.
-    public var rules: TokenRules
+    package var rules: TokenRules
     /// The most scopes kept in the cache (default 1,024); one not used since the last
     /// sweep is dropped. Keep it above the number of vehicles or trips served at once.
-    public var cacheCapacity: Int
+    package var cacheCapacity: Int
     /// Receives ``TokenEvent``s; `nil` for none.
-    public var observer: (@Sendable (TokenEvent) -> Void)?
+    package var observer: (@Sendable (TokenEvent) -> Void)?
 
     /// Creates a configuration with the contract's defaults.
-    public init(
+    package init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
         refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(),
         rules: TokenRules = TokenRules(),

@@ -1,5 +1,5 @@
-/// Counts of what a ``TokenProvider`` has done since it was made, and what it holds now.
-/// `DriverTokenProvider.Statistics` names it too.
+/// Counts of what a ``TokenProvider`` has done since it was made: the ratio of ``waits``
+/// to ``hits`` is how often a caller had to wait for the network.
 public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Fetches started: one per request round to the backend, however many callers
     /// shared it, retries of one fetch included in it.
@@ -13,11 +13,12 @@ public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
     /// counted in ``hits``.
     public var degradedServes: Int
     /// Scopes with a cached token now.
-    public var cachedScopes: Int
+    package var cachedScopes: Int
     /// Fetches in flight now, background refreshes included.
-    public var activeFetches: Int
+    package var activeFetches: Int
 
-    /// `fetches 3, hits 120, waits 2, degraded 0, cached 2, in flight 0`.
+    /// `fetches 3, hits 120, waits 2, degraded 0, cached 2, in flight 0`: the counts, the
+    /// contexts with a cached token now and the fetches in flight now.
     public var description: String {
         "fetches \(fetches), hits \(hits), waits \(waits), degraded \(degradedServes), cached \(cachedScopes), in flight \(activeFetches)"
     }

@@ -15,17 +15,27 @@ public struct TokenRules: Sendable, Hashable {
 
     /// The `aud` a token must name; `nil` skips the check. Default
     /// ``fleetServiceAudience``.
-    public var expectedAudience: String?
+    package var expectedAudience: String?
     /// Whether a token whose `authorization` claim is the wildcard `"*"` may be used.
     /// Default `false`: a phone must not hold a token for every vehicle. Set it for
     /// trusted server-side use, such as a fleet simulator.
-    public var allowsWildcard: Bool
+    package var allowsWildcard: Bool
     /// The fleet flavor the vehicles belong to: a vehicle token must name its vehicle under
     /// the flavor's claim key (`vehicleid` on-demand, `deliveryvehicleid` for deliveries).
     /// Default ``FleetFlavor/onDemand``.
-    public var fleet: FleetFlavor
+    package var fleet: FleetFlavor
 
     /// Creates rules; the defaults are the fleet service's for on-demand apps on phones.
+    ///
+    /// - Parameters:
+    ///   - expectedAudience: The `aud` a token must name; `nil` skips the check. Default
+    ///     ``fleetServiceAudience``.
+    ///   - allowsWildcard: Whether a token whose `authorization` claim is the wildcard `"*"` may be used.
+    ///     Default `false`: a phone must not hold a token for every vehicle. Set it for trusted server-side
+    ///     use, such as a fleet simulator.
+    ///   - fleet: The fleet flavor the vehicles belong to: a vehicle token must name its vehicle under the
+    ///     flavor's claim key (`vehicleid` on-demand, `deliveryvehicleid` for deliveries). Default
+    ///     ``FleetFlavor/onDemand``.
     public init(
         expectedAudience: String? = fleetServiceAudience, allowsWildcard: Bool = false,
         fleet: FleetFlavor = .onDemand
@@ -44,19 +54,19 @@ public struct TokenRules: Sendable, Hashable {
         let found = fleet.other.vehicleClaimKey
         guard !keys.contains(needed), keys.contains(found) else { return nil }
         return FleetAuthError(
-            code: .fleetMismatch,
+            reason: .fleetMismatch,
             message:
                 "The token names its vehicle under `\(found)`, the \(fleet.other) fleet's claim key, but this provider serves the \(fleet) fleet, whose tokens need `\(needed)`: the fleet service would refuse it. Mint the token for the \(fleet) fleet, or set TokenRules(fleet: .\(fleet == .delivery ? "onDemand" : "delivery")) if the vehicles are \(fleet.other) vehicles."
         )
     }
 
-    /// The error for a token whose `aud` does not name ``expectedAudience``; `nil` when
+    /// The error for a token whose `aud` does not name `expectedAudience`; `nil` when
     /// it does or the check is off.
     package func audienceViolation(in claims: JWTClaims) -> FleetAuthError? {
         guard let expectedAudience, !claims.audience.contains(expectedAudience) else { return nil }
         let found = claims.audience.isEmpty ? "none" : claims.audience.map { "\"\($0)\"" }.joined(separator: ", ")
         return FleetAuthError(
-            code: .audienceMismatch,
+            reason: .audienceMismatch,
             message:
                 "The token's audience (aud: \(found)) is not \"\(expectedAudience)\", so the fleet service would reject it; mint it for that audience, or configure the expected audience if yours differs."
         )
@@ -67,7 +77,7 @@ public struct TokenRules: Sendable, Hashable {
     package func wildcardViolation(in claims: JWTClaims, for scope: AuthorizationScope) -> FleetAuthError? {
         guard !allowsWildcard, claims.coversOnlyByWildcard(scope) else { return nil }
         return FleetAuthError(
-            code: .wildcardRefused,
+            reason: .wildcardRefused,
             message:
                 "The token's `authorization` claim is the wildcard \"*\" (every \(scope.kind)); an app must get a token for its own \(scope.kind). Mint it for the requested ID, or allow wildcards for trusted server-side use."
         )

@@ -8,9 +8,7 @@ public import Foundation
 ///
 /// Copies share one immutable storage object, so handing a token out of the cache costs a
 /// single reference count; the claims are decoded once, when first asked for.
-public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
-    CustomReflectable
-{
+public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     private final class Storage: @unchecked Sendable {
         // Safe because every stored property is a `let` except `decoded`, which is read
         // and written only while holding this object's stripe of `ClaimsLocks`.
@@ -80,25 +78,32 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// The vehicle or trip the token was fetched for.
     public var scope: AuthorizationScope { storage.scope }
     /// When the token arrived, by the device clock.
-    public var receivedAt: Date { storage.receivedAt }
+    package var receivedAt: Date { storage.receivedAt }
     /// When the token expires, by the device clock: the receipt time plus the life the
     /// token had left by the issuer's clock, so a device clock that is off does not matter.
     public var expiresAt: Date { storage.expiresAt }
     /// The token's full lifetime as issued (`exp − iat`), or its remaining life at receipt
     /// when `iat` is absent. Refresh margins scale with it.
-    public var lifetime: TimeInterval { storage.lifetime }
+    package var lifetime: TimeInterval { storage.lifetime }
 
     /// The decoded claims (empty if the value is not a JWT), decoded once, on first access,
     /// and shared by every copy of the token.
-    public var claims: JWTClaims { storage.claims }
+    package var claims: JWTClaims { storage.claims }
 
     /// When the token expires on the monotonic clock of the provider that fetched it
     /// (``WallClock/uptime()``), which no change of the device's time moves; `nil` for a
     /// token FleetAuth did not fetch.
     package var expiresAtUptime: TimeInterval? { storage.expiresAtUptime }
 
-    /// Creates a token record.
-    public init(
+    /// Creates a token record, for an app's own provider or a test double to return.
+    public init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date) {
+        self.init(
+            value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt,
+            lifetime: expiresAt.timeIntervalSince(receivedAt))
+    }
+
+    /// Creates a token record whose lifetime as minted (and monotonic expiry) are known.
+    package init(
         value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
         expiresAtUptime: TimeInterval? = nil
     ) {
@@ -145,7 +150,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// Wraps a value that FleetAuth did not fetch or validate itself (a custom provider's):
     /// the expiry is the JWT's `exp` when the value is a JWT that has one, otherwise unknown
     /// (`Date.distantFuture`); the lifetime is `exp − iat` when both are present, else 0.
-    public init(unvalidatedValue value: String, scope: AuthorizationScope, receivedAt: Date) {
+    package init(unvalidatedValue value: String, scope: AuthorizationScope, receivedAt: Date) {
         let claims = (try? JWTDecoder.decode(value)) ?? JWTClaims()
         let expiresAt = claims.expiresAt ?? .distantFuture
         let lifetime = claims.issuedAt.map { expiresAt.timeIntervalSince($0) } ?? 0
@@ -175,7 +180,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     }
 
     /// Seconds of life left at `now` by the device clock.
-    public func remainingLifetime(at now: Date) -> TimeInterval {
+    package func remainingLifetime(at now: Date) -> TimeInterval {
         expiresAt.timeIntervalSince(now)
     }
 
@@ -183,9 +188,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomDeb
     public var description: String {
         "AuthToken(\(fingerprint), \(scope), expires \(HTTPDate.iso8601(expiresAt)))"
     }
-
-    /// Same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror without the token's value, so `dump` and debuggers cannot print it.
     public var customMirror: Mirror {

@@ -2,26 +2,8 @@ public import Foundation
 
 /// An HTTP request as FleetAuth hands it to an ``HTTPTransport``.
 public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflectable {
-    /// An HTTP method. New methods can be made with ``init(_:)``.
-    public struct Method: Hashable, Sendable, CustomStringConvertible {
-        /// The method's name, such as `GET`.
-        public let rawValue: String
-        /// Creates a method from its name.
-        public init(_ rawValue: String) { self.rawValue = rawValue.uppercased() }
-        /// `GET`.
-        public static let get = Method("GET")
-        /// `POST`.
-        public static let post = Method("POST")
-        /// `PUT`.
-        public static let put = Method("PUT")
-        /// `PATCH`.
-        public static let patch = Method("PATCH")
-        /// The method's name.
-        public var description: String { rawValue }
-    }
-
-    /// The method.
-    public var method: Method
+    /// The method, upper-case: `GET`, `POST`, `PUT`, `PATCH`.
+    public var method: String
     /// The absolute URL.
     public var url: URL
     /// Header fields. Values may be credentials: never log them.
@@ -33,10 +15,10 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
 
     /// Creates a request.
     public init(
-        method: Method = .get, url: URL, headers: [String: String] = [:], body: Data? = nil,
+        method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
         timeout: TimeInterval = 30
     ) {
-        self.method = method
+        self.method = method.uppercased()
         self.url = url
         self.headers = headers
         self.body = body
@@ -44,7 +26,7 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     }
 
     /// The value of the header named `name`, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         HeaderLookup.value(of: name, in: headers)
     }
 
@@ -60,7 +42,7 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
         Mirror(
             self,
             children: [
-                "method": method.rawValue, "url": "\(url.scheme ?? "?")://\(url.host ?? "?")\(url.path)",
+                "method": method, "url": "\(url.scheme ?? "?")://\(url.host ?? "?")\(url.path)",
                 "headerNames": headers.keys.sorted(), "bodyBytes": body?.count ?? 0, "timeout": timeout,
             ], displayStyle: .struct)
     }

@@ -20,7 +20,7 @@ public struct TransportResponse: Sendable, CustomStringConvertible {
     }
 
     /// The value of the header named `name`, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         HeaderLookup.value(of: name, in: headers)
     }
 

@@ -21,9 +21,11 @@ public struct DriverAuthorizationContext: AuthorizationContext, CustomStringConv
         self.scope = .vehicle(vehicleID, taskID: taskID)
     }
 
-    /// Every vehicle context's scope is a vehicle.
-    public static var scopeKinds: [AuthorizationScope.Kind] { [.vehicle] }
-
     /// `vehicle v-42`.
     public var description: String { scope.description }
+}
+
+extension DriverAuthorizationContext: ScopeKindsDeclaring {
+    /// Every vehicle context's scope is a vehicle.
+    package static var scopeKinds: [AuthorizationScope.Kind] { [.vehicle] }
 }

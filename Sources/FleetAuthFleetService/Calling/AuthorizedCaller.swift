@@ -25,7 +25,7 @@ import Foundation
 /// let caller = AuthorizedCaller(
 ///     context: DriverAuthorizationContext(vehicleID: "v-42"), authorization: provider,
 ///     transport: URLSessionTransport())
-/// let response = try await caller.send(TransportRequest(method: .get, url: vehicleURL))
+/// let response = try await caller.send(TransportRequest(method: "GET", url: vehicleURL))
 /// ```
 ///
 /// To authorize every request of another HTTP client, wrap its transport in
@@ -181,7 +181,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         var response = try await attempt(token)
         guard Self.refuses(status(response)) else { return Exchange(response: response, token: token, attempts: 1) }
         var rejection = TokenRejection(status: status(response), body: body(response), token: token.value)
-        authorization.invalidate(token.value, for: context, rejection: rejection)
+        authorization.dropRejected(token.value, for: context, rejection: rejection)
         if status(response) == 403, let age = mintedAge(of: token), age < Self.freshTokenAge {
             return Exchange(response: response, token: token, attempts: 1, refusal: .freshToken(age: age, rejection))
         }
@@ -189,7 +189,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         response = try await attempt(token)
         guard Self.refuses(status(response)) else { return Exchange(response: response, token: token, attempts: 2) }
         rejection = TokenRejection(status: status(response), body: body(response), token: token.value)
-        authorization.invalidate(token.value, for: context, rejection: rejection)
+        authorization.dropRejected(token.value, for: context, rejection: rejection)
         return Exchange(response: response, token: token, attempts: 2, refusal: .again(rejection))
     }
 
@@ -249,7 +249,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                         "The provider returned an expired token twice; nothing was sent. Check the provider's cache and the backend's clock.",
                     scope: scope, tokenFingerprint: token.fingerprint,
                     underlyingError: FleetAuthError(
-                        code: .tokenExpired, message: "The token has expired.", scope: scope))
+                        reason: .tokenExpired, message: "The token has expired.", scope: scope))
             }
         }
         return token
@@ -270,7 +270,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                     try await authorization.token(for: context)
                 }
             }
-        } catch let error as FleetAuthError where error.code == .rejectedTokenReissued {
+        } catch let error as FleetAuthError where error.reason == .rejectedTokenReissued {
             throw FleetServiceError(fault: .token, message: error.message, scope: scope, underlyingError: error)
         } catch {
             throw FleetServiceError(

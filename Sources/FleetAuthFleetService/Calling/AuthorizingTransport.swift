@@ -21,7 +21,7 @@ public import FleetAuthCore
 /// let transport = AuthorizingTransport(
 ///     base: URLSessionTransport(), context: DriverAuthorizationContext(vehicleID: "v-42"),
 ///     authorization: provider)
-/// let response = try await transport.send(TransportRequest(method: .get, url: vehicleURL))
+/// let response = try await transport.send(TransportRequest(method: "GET", url: vehicleURL))
 /// ```
 public struct AuthorizingTransport<Context: AuthorizationContext>: HTTPTransport {
     /// The caller that applies the rule; its transport is the wrapped one.

@@ -102,5 +102,5 @@ extension FleetFlavor {
     /// The REST collection of this flavor's vehicles.
     public var vehicleCollection: String { self == .delivery ? "deliveryVehicles" : "vehicles" }
     /// The method that updates a vehicle's location.
-    public var vehicleUpdateMethod: TransportRequest.Method { self == .delivery ? .patch : .put }
+    public var vehicleUpdateMethod: String { self == .delivery ? "PATCH" : "PUT" }
 }

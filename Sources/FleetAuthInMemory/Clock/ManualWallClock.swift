@@ -24,11 +24,11 @@ public import Foundation
 /// clock.advance(by: 0.2)
 /// print(try await token)                                  // AuthToken(tok_…, vehicle v-42, …)
 /// ```
-public final class ManualWallClock: WallClock {
+public final class ManualWallClock: WallClock, TimeoutDecidingClock {
     private struct Sleeper {
         let deadline: Date
         let continuation: CheckedContinuation<Void, any Error>
-        /// The ``withTimeout(_:_:)`` operation this sleep belongs to, if any.
+        /// The `withTimeout(_:_:)` operation this sleep belongs to, if any.
         var operation: UInt64? = nil
         /// Set for the timeout of that operation rather than a sleep inside it.
         var isTimeout = false
@@ -37,7 +37,7 @@ public final class ManualWallClock: WallClock {
         var deferred = false
     }
 
-    /// The ``withTimeout(_:_:)`` operation the current task runs for, if any.
+    /// The `withTimeout(_:_:)` operation the current task runs for, if any.
     @TaskLocal private static var currentOperation: UInt64?
 
     private struct Watcher {
@@ -144,7 +144,7 @@ public final class ManualWallClock: WallClock {
     /// however far one advance moves the clock. A timeout that passes while the clock's
     /// own wake-up has the operation running fires only if the operation next sleeps past
     /// it; one that passes while the operation waits on anything else fires at once.
-    public func withTimeout<Result: Sendable>(
+    package func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
         let id = state.withLock { state -> UInt64 in
@@ -164,7 +164,7 @@ public final class ManualWallClock: WallClock {
     }
 
     /// Moves the clock forward by `seconds` and wakes every sleeper whose deadline has
-    /// passed, earliest first (see ``withTimeout(_:_:)`` for timeouts).
+    /// passed, earliest first (see `withTimeout(_:_:)` for timeouts).
     public func advance(by seconds: TimeInterval) {
         let (due, watchers) = state.withLock { state in
             state.now = state.now.addingTimeInterval(max(0, seconds))

@@ -118,7 +118,7 @@ public struct TransportConformanceSuite: Sendable {
     private func checkPostBody() async throws -> Failure? {
         let body = Data(#"{"vehicleId":"v-1"}"#.utf8)
         let request = TransportRequest(
-            method: .post, url: url("/conformance/echo"), headers: ["Content-Type": "application/json"], body: body)
+            method: "POST", url: url("/conformance/echo"), headers: ["Content-Type": "application/json"], body: body)
         let (response, object) = try await echo(request)
         guard response.status == 200, object["method"] as? String == "POST" else {
             return Failure(check: "postBody", detail: "status \(response.status), method \(object["method"] ?? "none")")
@@ -239,7 +239,7 @@ extension InMemoryTransport {
             var headers: [String: String] = [:]
             for (name, value) in request.headers { headers[name.lowercased()] = value }
             let object: [String: Any] = [
-                "method": request.method.rawValue, "query": components?.percentEncodedQuery ?? "",
+                "method": request.method, "query": components?.percentEncodedQuery ?? "",
                 "headers": headers, "body": (request.body ?? Data()).base64EncodedString(),
             ]
             return TransportResponse(

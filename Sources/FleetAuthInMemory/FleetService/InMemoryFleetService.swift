@@ -42,7 +42,7 @@ public final class InMemoryFleetService: Sendable {
     /// One recorded call.
     public struct Call: Sendable, CustomStringConvertible {
         /// `PUT` or `GET`.
-        public let method: TransportRequest.Method
+        public let method: String
         /// The vehicle or trip in the path, if the path named one.
         public let scope: AuthorizationScope?
         /// The fingerprint of the bearer token, if one was sent.
@@ -187,7 +187,7 @@ public final class InMemoryFleetService: Sendable {
     {
         let name = "providers/\(configuration.providerID)/\(collection)/\(scope.id)"
         if scope.kind == .vehicle {
-            let method: TransportRequest.Method = collection == "deliveryVehicles" ? .patch : .put
+            let method: String = collection == "deliveryVehicles" ? "PATCH" : "PUT"
             guard request.method == method, let body = request.body,
                 var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
             else { return (400, Data(#"{"error":"expected a JSON vehicle update"}"#.utf8)) }
@@ -196,11 +196,11 @@ public final class InMemoryFleetService: Sendable {
             return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
         }
         if scope.kind == .tracking {
-            guard request.method == .get else { return (405, Data(#"{"error":"use GET"}"#.utf8)) }
+            guard request.method == "GET" else { return (405, Data(#"{"error":"use GET"}"#.utf8)) }
             let object: [String: Any] = ["name": name, "trackingId": scope.id, "state": "OPEN"]
             return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
         }
-        guard request.method == .get, let trip = state.withLock({ $0.trips[scope.id] }) else {
+        guard request.method == "GET", let trip = state.withLock({ $0.trips[scope.id] }) else {
             return (404, Data(#"{"error":"unknown trip"}"#.utf8))
         }
         let progress = min(1, max(0, now.timeIntervalSince(trip.start) / trip.duration))

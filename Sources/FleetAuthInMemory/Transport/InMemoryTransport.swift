@@ -43,7 +43,7 @@ public final class InMemoryTransport: HTTPTransport {
     public typealias FaultInjector = @Sendable (_ request: TransportRequest, _ index: Int) -> Fault?
 
     private struct Route {
-        let method: TransportRequest.Method?
+        let method: String?
         let path: String
         let matchesPrefix: Bool
         let handler: Handler
@@ -74,14 +74,14 @@ public final class InMemoryTransport: HTTPTransport {
 
     /// Answers requests to `path` (and `method`, if given) with `handler`. Later routes
     /// for the same path take precedence.
-    public func route(_ path: String, method: TransportRequest.Method? = nil, handler: @escaping Handler) {
+    public func route(_ path: String, method: String? = nil, handler: @escaping Handler) {
         state.withLock {
             $0.routes.insert(Route(method: method, path: path, matchesPrefix: false, handler: handler), at: 0)
         }
     }
 
     /// Answers requests to every path that starts with `prefix` with `handler`.
-    public func route(prefix: String, method: TransportRequest.Method? = nil, handler: @escaping Handler) {
+    public func route(prefix: String, method: String? = nil, handler: @escaping Handler) {
         state.withLock {
             $0.routes.insert(Route(method: method, path: prefix, matchesPrefix: true, handler: handler), at: 0)
         }

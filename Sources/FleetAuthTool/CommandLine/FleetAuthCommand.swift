@@ -168,7 +168,7 @@ package enum FleetAuthCommand {
         }
         let options = EndpointChecker.Options(
             url: url, scope: scope, headers: headers, format: format, allowWildcard: allowWildcard, audience: audience,
-            method: post ? .post : .get, timeout: timeout, fleet: fleet)
+            method: post ? "POST" : "GET", timeout: timeout, fleet: fleet)
         return (options, json)
     }
 }

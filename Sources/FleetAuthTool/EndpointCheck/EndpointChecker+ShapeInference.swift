@@ -66,7 +66,7 @@ extension EndpointChecker {
             }
         return (
             "--token-key \(tokenKey) --expiry-key \(expiry.key) --expiry-unit \(flag)",
-            ".json(tokenKey: \"\(tokenKey)\", expiry: .init(key: \"\(expiry.key)\", unit: \(swiftUnit)))"
+            ".json(tokenKey: \"\(tokenKey)\", expiryKey: \"\(expiry.key)\", expiryUnit: \(swiftUnit))"
         )
     }
 

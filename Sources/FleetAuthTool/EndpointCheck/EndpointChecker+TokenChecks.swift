@@ -34,10 +34,10 @@ extension EndpointChecker {
         }
         if agreeing == nil, matches.isEmpty, options.format == nil, let inferred = inferredShape(of: response) {
             let (flags, swift) = Self.howToName(inferred.1)
-            let unit = Self.expiryUnit(of: inferred.1).map { ", expiry in \($0)" } ?? ", expiry from the JWT's exp"
+            let unit = Self.expiryUnit(of: inferred.1).map { ", expiry in \($0.name)" } ?? ", expiry from the JWT's exp"
             findings.append(
                 Finding(
-                    "shape", .warning, "no preset matches; inferred \(inferred.1)\(unit)",
+                    "shape", .warning, "no preset matches; inferred \(inferred.1.name)\(unit)",
                     fix: "configure it: \(flags) here, format: \(swift) in the SDK"))
             return inferred
         }
@@ -59,8 +59,8 @@ extension EndpointChecker {
                     fix: "answer {\"token\": \"<jwt>\"} or another documented shape, or pass --format"))
             return nil
         }
-        let unit = Self.expiryUnit(of: match.1).map { ", expiry in \($0)" } ?? ", expiry from the JWT's exp"
-        findings.append(Finding("shape", .ok, "matches \(match.1)\(unit)"))
+        let unit = Self.expiryUnit(of: match.1).map { ", expiry in \($0.name)" } ?? ", expiry from the JWT's exp"
+        findings.append(Finding("shape", .ok, "matches \(match.1.name)\(unit)"))
         return match
     }
 
@@ -129,7 +129,8 @@ extension EndpointChecker {
         guard let bodyExpiry, let exp = claims.expiresAt, let unit = Self.expiryUnit(of: format) else { return }
         do {
             try TokenResponseParser(format: format).check(bodyExpiry, against: exp, serverNow: serverNow)
-            findings.append(Finding("expiry-agreement", .ok, "the body's expiry (\(unit)) agrees with the JWT's exp"))
+            findings.append(
+                Finding("expiry-agreement", .ok, "the body's expiry (\(unit.name)) agrees with the JWT's exp"))
         } catch {
             findings.append(
                 Finding(

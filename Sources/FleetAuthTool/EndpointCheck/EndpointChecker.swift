@@ -24,7 +24,7 @@ package struct EndpointChecker: Sendable {
         /// service's, as the SDK's.
         package var audience: String?
         /// `POST` instead of `GET`.
-        package var method: TransportRequest.Method
+        package var method: String
         /// Seconds the request may take: bounds the whole exchange on the checker's clock,
         /// as the SDK bounds each attempt.
         package var timeout: TimeInterval
@@ -38,7 +38,7 @@ package struct EndpointChecker: Sendable {
         package init(
             url: String, scope: AuthorizationScope, headers: [String: String] = [:], format: TokenResponseFormat? = nil,
             allowWildcard: Bool = false, audience: String? = TokenRules.fleetServiceAudience,
-            method: TransportRequest.Method = .get, timeout: TimeInterval = 15, fleet: FleetFlavor = .onDemand
+            method: String = "GET", timeout: TimeInterval = 15, fleet: FleetFlavor = .onDemand
         ) {
             self.fleet = fleet
             self.audience = audience
@@ -153,14 +153,14 @@ package struct EndpointChecker: Sendable {
     /// `HTTP 503`, `timed out` or `connection refused`: what one failed attempt met.
     private static func outcome(of error: FleetAuthError) -> String {
         if let status = error.status { return "HTTP \(status)" }
-        if error.code == .timedOut { return "no answer in time" }
-        return error.underlyingError.map(TransportFailureReason.describe) ?? "\(error.code)"
+        if error.reason == .timedOut { return "no answer in time" }
+        return error.underlyingError.map(TransportFailureReason.describe) ?? "\(error.reason)"
     }
 
     /// The finding for an exchange that ended without an answer to judge.
     private static func finding(for error: FleetAuthError, attempts: [String], timeout: TimeInterval) -> Finding {
         let every = attempts.count > 1 ? " on each of \(attempts.count) attempts" : ""
-        switch error.code {
+        switch error.reason {
         case .responseTooLarge:
             return Finding(
                 "body-size", .failure, error.message,
@@ -196,13 +196,13 @@ package struct EndpointChecker: Sendable {
             request = try endpoint.baseRequest(for: options.scope.validated())
             requested = request.url
         } catch {
-            let insecure = error.code == .insecureEndpoint
+            let insecure = error.reason == .insecureEndpoint
             findings.append(
                 Finding(
                     "transport", .failure, insecure ? "plain http to a host other than loopback" : error.message,
                     fix: insecure
                         ? "serve the endpoint over https: the app's credential and the token would cross the network in clear text"
-                        : error.code == .invalidConfiguration && error.message.contains("placeholder")
+                        : error.reason == .invalidConfiguration && error.message.contains("placeholder")
                             ? "use {id}, {vehicleId}, {deliveryVehicleId}, {tripId}, {trackingId} or {taskId}"
                             : "pass an absolute https URL"))
             return nil

@@ -12,7 +12,7 @@ struct ConsumerConfigurationTests {
             _ = try ConsumerTokenProvider(
                 endpoint: TokenEndpoint(url: "https://b.example.com/token/{vehicleId}"), transport: transport)
         } throws: { error in
-            (error as? FleetAuthError)?.code == .invalidConfiguration
+            (error as? FleetAuthError)?.reason == .invalidConfiguration
                 && (error as? FleetAuthError)?.message.contains("`{vehicleId}` names a vehicle ID") == true
         }
         // Its own kinds' placeholders are accepted.

@@ -43,7 +43,7 @@ struct ConsumerTokenProviderTests {
         let error: FleetAuthError? = await withCheckedContinuation { continuation in
             provider.fetchToken(with: nil) { _, error in continuation.resume(returning: error as? FleetAuthError) }
         }
-        #expect(error?.code == .missingContext)
+        #expect(error?.reason == .missingContext)
         #expect(error?.message.contains("ConsumerAuthorizationContext") == true)
     }
 
@@ -56,7 +56,7 @@ struct ConsumerTokenProviderTests {
             _ = try await provider.fetchToken(with: ConsumerAuthorizationContext(tripID: "t-7"))
             Issue.record("expected scopeMismatch")
         } catch {
-            #expect((error as? FleetAuthError)?.code == .scopeMismatch)
+            #expect((error as? FleetAuthError)?.reason == .scopeMismatch)
         }
     }
 

@@ -33,7 +33,7 @@ struct TripMonitorTests {
         #expect(snapshot.tripID == "t-1" && snapshot.vehicleID == "v-t-1" && snapshot.status == "NEW")
         #expect(snapshot.remainingDistanceMeters == 12_000)
         let call = try #require(fleet.calls.first)
-        #expect(call.accepted && call.method == .get && call.scope == .trip("t-1"))
+        #expect(call.accepted && call.method == "GET" && call.scope == .trip("t-1"))
     }
 
     @Test func followsTripsAndShipmentsInOneStreamEachWithItsOwnToken() async throws {
@@ -65,7 +65,7 @@ struct TripMonitorTests {
             _ = try await provider.token(for: .tracking("s-1"))
             Issue.record("a trip token was accepted for a shipment")
         } catch let error as FleetAuthError {
-            #expect(error.code == .scopeMismatch)
+            #expect(error.reason == .scopeMismatch)
         }
     }
 

@@ -5,10 +5,19 @@ import Testing
 
 @Suite("Token endpoint requests")
 struct TokenEndpointTests {
+    @Test func onlyGetAndPostAreTokenMethods() throws {
+        try TokenEndpoint(url: "https://api.example.com/token", method: "post").validate()
+        let error = #expect(throws: FleetAuthError.self) {
+            try TokenEndpoint(url: "https://api.example.com/token", method: "DELETE").validate()
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains("`DELETE`; use `GET` (the default) or `POST`") == true)
+    }
+
     @Test func queryItemsNameVehicleAndTask() throws {
         let endpoint = TokenEndpoint(url: "https://api.example.com/token?client=ios")
         let request = try endpoint.baseRequest(for: .vehicle("v+1 &x", taskID: "t-9"))
-        #expect(request.method == .get)
+        #expect(request.method == "GET")
         #expect(
             request.url.absoluteString == "https://api.example.com/token?client=ios&vehicleId=v%2B1%20%26x&taskId=t-9")
         #expect(request.body == nil)
@@ -16,26 +25,21 @@ struct TokenEndpointTests {
 
     @Test func customQueryItemNames() throws {
         let endpoint = TokenEndpoint(
-            url: "https://api.example.com/token", idPlacement: .queryItems(idName: "vid", taskName: "tid"))
+            url: "https://api.example.com/token", idQueryName: "vid", taskQueryName: "tid")
         let request = try endpoint.baseRequest(for: .vehicle("v-1", taskID: "t-1"))
         #expect(request.url.query == "vid=v-1&tid=t-1")
     }
 
     @Test func pathTemplateIsPercentEncoded() throws {
-        let endpoint = TokenEndpoint(url: "https://api.example.com/trips/{id}/token", idPlacement: .pathTemplate)
+        let endpoint = TokenEndpoint(url: "https://api.example.com/trips/{id}/token")
         let request = try endpoint.baseRequest(for: .trip("t/7 ?#"))
         #expect(request.url.absoluteString == "https://api.example.com/trips/t%2F7%20%3F%23/token")
     }
 
-    @Test func pathTemplateWithoutPlaceholderIsAConfigurationError() {
-        let endpoint = TokenEndpoint(url: "https://api.example.com/token", idPlacement: .pathTemplate)
-        #expect(throws: FleetAuthError.self) { try endpoint.baseRequest(for: .trip("t-7")) }
-    }
-
     @Test func postSendsTheIDsAsJSON() throws {
-        let endpoint = TokenEndpoint(url: "https://api.example.com/token", method: .post)
+        let endpoint = TokenEndpoint(url: "https://api.example.com/token", method: "POST")
         let request = try endpoint.baseRequest(for: .vehicle("v-1", taskID: "t-1"))
-        #expect(request.method == .post)
+        #expect(request.method == "POST")
         #expect(request.header("content-type") == "application/json")
         let body = try JSONSerialization.jsonObject(with: try #require(request.body)) as? [String: String]
         #expect(body == ["vehicleId": "v-1", "taskId": "t-1"])
@@ -53,19 +57,19 @@ struct TokenEndpointTests {
     }
 
     @Test(arguments: [
-        ("http://api.example.com/token", false, FleetAuthError.Code.insecureEndpoint),
+        ("http://api.example.com/token", false, FleetAuthError.Reason.insecureEndpoint),
         ("http://10.0.0.5/token", false, .insecureEndpoint),
         ("ftp://api.example.com/token", false, .invalidConfiguration),
         ("/token", false, .invalidConfiguration),
         ("not a url", false, .invalidConfiguration),
     ])
-    func unusableURLsAreRefused(url: String, optIn: Bool, code: FleetAuthError.Code) {
+    func unusableURLsAreRefused(url: String, optIn: Bool, code: FleetAuthError.Reason) {
         let endpoint = TokenEndpoint(url: url, allowsInsecureHTTP: optIn)
         do {
             _ = try endpoint.baseRequest(for: .vehicle("v-1"))
             Issue.record("expected \(code)")
         } catch {
-            #expect(error.code == code)
+            #expect(error.reason == code)
         }
     }
 
@@ -112,14 +116,14 @@ struct TokenEndpointTests {
             _ = try TokenProvider<VehicleOnly>(endpoint: TokenEndpoint(url: template), transport: transport)
             Issue.record("a provider was made with \(template)")
         } catch {
-            #expect(error.code == .invalidConfiguration)
+            #expect(error.reason == .invalidConfiguration)
         }
         #expect(transport.requestCount == 0)
     }
 }
 
 /// A context whose scopes are always vehicles, as the driver module's is.
-struct VehicleOnly: AuthorizationContext {
+struct VehicleOnly: ScopeKindsDeclaring {
     var id: String
     var scope: AuthorizationScope { .vehicle(id) }
     static var scopeKinds: [AuthorizationScope.Kind] { [.vehicle] }

@@ -62,7 +62,7 @@ struct TokenResponseParserTests {
             _ = try parse(response, format: .swiftSample())
             Issue.record("expected expiryMismatch")
         } catch {
-            #expect(error.code == .expiryMismatch)
+            #expect(error.reason == .expiryMismatch)
             #expect(error.message.contains("milliseconds"))
         }
     }
@@ -83,7 +83,7 @@ struct TokenResponseParserTests {
         do {
             _ = try parse(answer)
         } catch {
-            #expect(error.code == .wildcardRefused)
+            #expect(error.reason == .wildcardRefused)
         }
         let trusted = TokenResponseParser(format: .tokenOnly, rules: TokenRules(allowsWildcard: true))
         _ = try trusted.token(from: answer, for: scope, receivedAt: now)
@@ -95,7 +95,7 @@ struct TokenResponseParserTests {
             _ = try parse(answer)
             Issue.record("a token for another audience was accepted")
         } catch {
-            #expect(error.code == .audienceMismatch)
+            #expect(error.reason == .audienceMismatch)
             #expect(error.message.contains("https://other.example/"))
             #expect(error.message.contains(TokenRules.fleetServiceAudience))
         }
@@ -119,7 +119,7 @@ struct TokenResponseParserTests {
     static let big = String(repeating: "x", count: 70 * 1024)
 
     /// Bad answers: each yields its documented error code.
-    static let badAnswers: [(String, TransportResponse, TokenResponseFormat, FleetAuthError.Code)] = [
+    static let badAnswers: [(String, TransportResponse, TokenResponseFormat, FleetAuthError.Reason)] = [
         ("500", Answers.json(["error": "boom"], status: 500), .tokenOnly, .unexpectedStatus),
         ("503", Answers.json([:], status: 503), .tokenOnly, .unexpectedStatus),
         ("401", Answers.json([:], status: 401), .tokenOnly, .unexpectedStatus),
@@ -207,13 +207,13 @@ struct TokenResponseParserTests {
 
     @Test(arguments: badAnswers)
     func badAnswerIsATypedError(
-        name: String, response: TransportResponse, format: TokenResponseFormat, code: FleetAuthError.Code
+        name: String, response: TransportResponse, format: TokenResponseFormat, code: FleetAuthError.Reason
     ) {
         do {
             let token = try parse(response, format: format)
             Issue.record("\(name): expected \(code), got \(token)")
         } catch {
-            #expect(error.code == code, "\(name): \(error)")
+            #expect(error.reason == code, "\(name): \(error)")
             #expect(error.scope == scope)
             #expect(!error.message.isEmpty)
             // The message never repeats the body, which may hold a token.

@@ -45,7 +45,7 @@ struct ClockChangeTests {
             _ = try await h.engine.token(for: v42)
             Issue.record("an hour-old expired token was accepted")
         } catch let error as FleetAuthError {
-            #expect(error.code == .tokenExpired)
+            #expect(error.reason == .tokenExpired)
             #expect(error.message.contains("Date header"))
         }
     }

@@ -141,15 +141,15 @@ struct OutageTests {
         let outage = (refresh - 10)..<(refresh + 590)
         let outcome = try await OutageSimulation().run(outage: outage, until: outage.upperBound)
         let failure = try #require(outcome.failures.last?.error as? FleetAuthError)
-        #expect(failure.code == .unexpectedStatus)
+        #expect(failure.reason == .unexpectedStatus)
         #expect(failure.status == 503)
         #expect(failure.message.contains("The token backend has been failing for "))
         #expect(failure.message.contains(" min "))
     }
 
     @Test func degradedServingIsAWarningEventNamingTheCause() {
-        let error = FleetAuthError(code: .unexpectedStatus, message: "HTTP 503.", status: 503)
-        let event = TokenEvent.servedDegraded(.vehicle("v-42"), fingerprint: "tok_1", remaining: 212.4, reason: error)
+        let error = FleetAuthError(reason: .unexpectedStatus, message: "HTTP 503.", status: 503)
+        let event = TokenEvent(.servedDegraded(.vehicle("v-42"), fingerprint: "tok_1", remaining: 212.4, reason: error))
         #expect(event.level == .warning)
         #expect(
             event.description

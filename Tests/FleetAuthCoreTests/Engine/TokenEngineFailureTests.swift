@@ -32,7 +32,7 @@ struct TokenEngineFailureTests {
         h.clock.advance(by: 1.0)
         _ = try await task.value
         #expect(h.transport.requestCount == 3)
-        #expect(h.events.count { if case .fetchFailed = $0 { true } else { false } } == 2)
+        #expect(h.events.count { if case .fetchFailed = $0.detail { true } else { false } } == 2)
     }
 
     @Test func retryAfterLengthensTheWait() async throws {
@@ -50,7 +50,7 @@ struct TokenEngineFailureTests {
         let h = try EngineHarness()
         h.transport.inject([.status(503, headers: ["Retry-After": "120"])])
         let error = await failure(of: h.startFetches(1, for: v42)[0])
-        #expect(error?.code == .unexpectedStatus)
+        #expect(error?.reason == .unexpectedStatus)
         #expect(error?.status == 503)
         #expect(h.transport.requestCount == 1)
     }
@@ -73,14 +73,14 @@ struct TokenEngineFailureTests {
         let h = try EngineHarness()
         h.transport.inject([.status(status)])
         let error = await failure(of: h.startFetches(1, for: v42)[0])
-        #expect(error?.code == .unexpectedStatus)
+        #expect(error?.reason == .unexpectedStatus)
         #expect(h.transport.requestCount == 1)
     }
 
     @Test func validationFailuresFailFastAndCacheNothing() async throws {
         let h = try EngineHarness(backend: .init(lifetime: 7200))
         let error = await failure(of: h.startFetches(1, for: v42)[0])
-        #expect(error?.code == .lifetimeTooLong)
+        #expect(error?.reason == .lifetimeTooLong)
         #expect(h.transport.requestCount == 1)
         #expect(h.engine.cachedToken(for: v42) == nil)
     }
@@ -93,7 +93,7 @@ struct TokenEngineFailureTests {
             return try await h.backend.respond(to: other)
         }
         let error = await failure(of: h.startFetches(1, for: v42)[0])
-        #expect(error?.code == .scopeMismatch)
+        #expect(error?.reason == .scopeMismatch)
         #expect(h.engine.statistics.cachedScopes == 0)
     }
 
@@ -114,7 +114,7 @@ struct TokenEngineFailureTests {
         h.transport.setFaultInjector { _, _ in .connectionFailure }
         for _ in 0..<20 {
             let error = await failure(of: h.startFetches(1, for: v42)[0])
-            #expect(error?.code == .transportFailure)
+            #expect(error?.reason == .transportFailure)
         }
         #expect(h.transport.requestCount == 1)
         // Other scopes are not held back, and service resumes after the cooldown.
@@ -132,7 +132,7 @@ struct TokenEngineFailureTests {
         await h.clock.waitForSleepers(count: 2)
         h.clock.advance(by: 3)
         let error = await failure(of: task)
-        #expect(error?.code == .timedOut)
+        #expect(error?.reason == .timedOut)
         #expect(error?.isTransient == true)
     }
 
@@ -142,7 +142,7 @@ struct TokenEngineFailureTests {
         let task = h.startFetches(1, for: v42)[0]
         let start = h.clock.now()
         func finished() -> Bool {
-            h.events.count { if case .fetchFailed(_, _, _, nil) = $0 { true } else { false } } > 0
+            h.events.count { if case .fetchFailed(_, _, _, nil) = $0.detail { true } else { false } } > 0
         }
         while !finished(), h.clock.now().timeIntervalSince(start) < 60 {
             // The hanging request sleeps a day; advance to the timeout or backoff sleep.
@@ -155,7 +155,7 @@ struct TokenEngineFailureTests {
         }
         let advanced = h.clock.now().timeIntervalSince(start)
         let error = await failure(of: task)
-        #expect(error?.code == .timedOut)
+        #expect(error?.reason == .timedOut)
         #expect(advanced <= 10.5)
         #expect(h.transport.requestCount <= 3)
     }
@@ -203,7 +203,7 @@ struct TokenEngineFailureTests {
         }
         h.engine.invalidate(rejected.value, for: v42)
         let error = await failure(of: h.startFetches(1, for: v42)[0])
-        #expect(error?.code == .rejectedTokenReissued)
+        #expect(error?.reason == .rejectedTokenReissued)
         #expect(h.engine.cachedToken(for: v42) == nil)
     }
 
@@ -216,7 +216,7 @@ struct TokenEngineFailureTests {
         let waiting = h.startFetches(2, for: v42)
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.engine.invalidateAll()
-        for task in waiting { #expect((await failure(of: task))?.code == .signedOut) }
+        for task in waiting { #expect((await failure(of: task))?.reason == .signedOut) }
         #expect(h.engine.statistics.cachedScopes == 0)
         // Nothing from before sign-out is cached later either.
         h.clock.advance(by: 0.2)
@@ -246,7 +246,7 @@ struct TokenEngineFailureTests {
             _ = try await engine.token(for: .vehicle("v-1"))
             Issue.record("expected credentialsUnavailable")
         } catch let error as FleetAuthError {
-            #expect(error.code == .credentialsUnavailable)
+            #expect(error.reason == .credentialsUnavailable)
             #expect(error.underlyingError is NotSignedIn)
         }
         #expect(transport.requestCount == 0)

@@ -14,7 +14,7 @@ struct TokenEngineTests {
         let second = try await h.engine.token(for: v42)
         #expect(first == second)
         #expect(h.transport.requestCount == 1)
-        #expect(h.events.count { if case .servedFresh = $0 { true } else { false } } == 1)
+        #expect(h.events.count { if case .servedFresh = $0.detail { true } else { false } } == 1)
     }
 
     @Test func requestNamesTheVehicle() async throws {
@@ -98,8 +98,8 @@ struct TokenEngineTests {
         h.clock.advance(by: 0.2)
         let refreshed = try await eventually { h.engine.cachedToken(for: v42).flatMap { $0 == first ? nil : $0 } }
         #expect(refreshed.expiresAt > first.expiresAt)
-        #expect(h.events.count { if case .refreshScheduled = $0 { true } else { false } } == 1)
-        #expect(h.events.count { if case .servedStale = $0 { true } else { false } } == 2)
+        #expect(h.events.count { if case .refreshScheduled = $0.detail { true } else { false } } == 1)
+        #expect(h.events.count { if case .servedStale = $0.detail { true } else { false } } == 2)
     }
 
     @Test func expiringTokenMakesCallersWaitForTheNewOne() async throws {
@@ -143,7 +143,7 @@ struct TokenEngineTests {
         }
         // Every call but the very first was answered from the cache without waiting.
         let served = h.events.count {
-            switch $0 {
+            switch $0.detail {
             case .servedFresh, .servedStale: true
             default: false
             }

@@ -18,7 +18,8 @@ struct TokenFetcherTests {
         let events = self.events
         return TokenFetcher(
             endpoint: TokenEndpoint(url: "https://backend.example.com/token", timeout: timeout), transport: transport,
-            clock: clock, refresh: RefreshPolicy(), retry: retry, emit: { events.record($0) }, randomUnit: { 0.5 })
+            clock: clock, refresh: RefreshPolicy(), retry: retry, emit: { events.record(TokenEvent($0)) },
+            randomUnit: { 0.5 })
     }
 
     @Test func transientFailuresAreRetriedWithBackoffUntilOneSucceeds() async throws {
@@ -34,7 +35,7 @@ struct TokenFetcherTests {
         #expect(token.scope == .vehicle("v-42"))
         #expect(transport.requestCount == 3)
         let retries = events.all.compactMap { event -> TimeInterval?? in
-            if case .fetchFailed(_, _, _, let retryIn) = event { return retryIn }
+            if case .fetchFailed(_, _, _, let retryIn) = event.detail { return retryIn }
             return nil
         }
         #expect(retries == [0.5, 1.0])
@@ -45,7 +46,7 @@ struct TokenFetcherTests {
         let result = await fetcher(retry: RetryPolicy()).fetch(.vehicle("v-42"))
         #expect(throws: FleetAuthError.self) { try result.get() }
         #expect((try? result.get()) == nil)
-        if case .failure(let error) = result { #expect(error.code == .unexpectedStatus) }
+        if case .failure(let error) = result { #expect(error.reason == .unexpectedStatus) }
         #expect(transport.requestCount == 1)
     }
 
@@ -60,7 +61,7 @@ struct TokenFetcherTests {
             Issue.record("a failing transport produced a token")
             return
         }
-        #expect(error.code == .transportFailure)
+        #expect(error.reason == .transportFailure)
     }
 
     @Test func cancellingTheFetchingTaskEndsItAsSignedOut() async {
@@ -73,7 +74,7 @@ struct TokenFetcherTests {
             Issue.record("a cancelled fetch succeeded")
             return
         }
-        #expect(error.code == .signedOut)
+        #expect(error.reason == .signedOut)
     }
 
     @Test func anAnswerSlowerThanTheTimeoutTimesOutOnTheInjectedClock() async {
@@ -86,7 +87,7 @@ struct TokenFetcherTests {
             Issue.record("a hanging fetch succeeded")
             return
         }
-        #expect(error.code == .timedOut)
+        #expect(error.reason == .timedOut)
         #expect(error.scope == .vehicle("v-42"))
     }
 }
@@ -112,7 +113,7 @@ struct DeadlineOrderTests {
             switch await fetch.result {
             case .success: outcomes["answer", default: 0] += 1
             case .failure(let error):
-                outcomes[(error as? FleetAuthError)?.code.description ?? "other", default: 0] += 1
+                outcomes[(error as? FleetAuthError)?.reason.description ?? "other", default: 0] += 1
             }
         }
         return outcomes

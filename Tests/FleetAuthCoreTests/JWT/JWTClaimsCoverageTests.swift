@@ -33,7 +33,7 @@ struct JWTClaimsCoverageTests {
         let violation = TokenRules(fleet: fleet).fleetViolation(in: claims, for: .vehicle("v-42"))
         #expect((violation != nil) == refused)
         if let violation {
-            #expect(violation.code == .fleetMismatch)
+            #expect(violation.reason == .fleetMismatch)
             #expect(violation.message.contains("under `\(key)`"))
             #expect(violation.message.contains("need `\(fleet.vehicleClaimKey)`"))
         }

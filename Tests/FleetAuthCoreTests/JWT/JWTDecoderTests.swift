@@ -74,7 +74,7 @@ struct JWTDecoderTests {
         do {
             _ = try JWTDecoder.decode(token)
         } catch {
-            #expect(error.code == .malformedToken)
+            #expect(error.reason == .malformedToken)
             if token.count > 8 { #expect(!error.message.contains(token)) }
         }
     }

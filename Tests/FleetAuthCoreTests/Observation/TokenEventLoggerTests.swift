@@ -20,8 +20,8 @@ struct TokenEventLoggerTests {
     }
 
     @Test func everyEventHasTheLevelItsKindCalls() {
-        let error = FleetAuthError(code: .unexpectedStatus, message: "HTTP 503", scope: v42, status: 503)
-        let cases: [(TokenEvent, TokenEventLevel)] = [
+        let error = FleetAuthError(reason: .unexpectedStatus, message: "HTTP 503", scope: v42, status: 503)
+        let cases: [(TokenEvent.Detail, TokenEventLevel)] = [
             (.servedFresh(v42, fingerprint: "tok_1"), .debug),
             (.servedStale(v42, fingerprint: "tok_1"), .debug),
             (.failureReplayed(v42, error: error), .debug),
@@ -34,25 +34,35 @@ struct TokenEventLoggerTests {
             (.fetchFailed(v42, error: error, duration: 0.1, retryIn: 0.5), .warning),
             (.fetchFailed(v42, error: error, duration: 0.1, retryIn: nil), .error),
         ]
-        for (event, level) in cases { #expect(event.level == level, "\(event)") }
+        for (detail, level) in cases {
+            let event = TokenEvent(detail)
+            #expect(event.level == level, "\(event)")
+            // What an app reads without the detail: the scope, and the error of a failure.
+            if case .invalidatedAll = detail { #expect(event.scope == nil) } else { #expect(event.scope == v42) }
+            switch detail {
+            case .failureReplayed, .fetchFailed: #expect(event.error?.code == .unexpectedStatus)
+            default: #expect(event.error == nil, "\(event)")
+            }
+        }
         #expect(TokenEventLevel.allCases.sorted() == [.debug, .info, .warning, .error])
     }
 
     @Test func lineNamesTheLevelTheTagAndTheEvent() {
         let line = TokenEventLogger().line(
-            for: .fetchSucceeded(v42, fingerprint: "tok_1a2b3c4d", duration: 0.18, expiresIn: 3600))
+            for: TokenEvent(.fetchSucceeded(v42, fingerprint: "tok_1a2b3c4d", duration: 0.18, expiresIn: 3600)))
         #expect(line == "info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d in 0.180 s, expires in 3600 s")
     }
 
     @Test func eventsBelowTheMinimumLevelAreNotWritten() {
         let lines = Lines()
         let log = logger(.warning, into: lines)
-        log.log(.servedFresh(v42, fingerprint: "tok_1"))
-        log.log(.fetchSucceeded(v42, fingerprint: "tok_1", duration: 0.2, expiresIn: 3600))
+        log.log(TokenEvent(.servedFresh(v42, fingerprint: "tok_1")))
+        log.log(TokenEvent(.fetchSucceeded(v42, fingerprint: "tok_1", duration: 0.2, expiresIn: 3600)))
         log.log(
-            .fetchFailed(
-                v42, error: FleetAuthError(code: .timedOut, message: "no answer in 15 s", scope: v42), duration: 15,
-                retryIn: 1))
+            TokenEvent(
+                .fetchFailed(
+                    v42, error: FleetAuthError(reason: .timedOut, message: "no answer in 15 s", scope: v42),
+                    duration: 15, retryIn: 1)))
         #expect(lines.all.map(\.0) == [.warning])
         #expect(lines.texts.first?.hasPrefix("warning fleetauth: fetchFailed vehicle v-42 timedOut") == true)
     }

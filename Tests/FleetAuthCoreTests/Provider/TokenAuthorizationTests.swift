@@ -48,7 +48,7 @@ struct TokenAuthorizationTests {
             _ = try await provider.fetchToken(with: context)
             Issue.record("expected emptyProviderResponse")
         } catch let error as FleetAuthError {
-            #expect(error.code == .emptyProviderResponse)
+            #expect(error.reason == .emptyProviderResponse)
         }
     }
 

@@ -21,7 +21,7 @@ struct AuthTokenTests {
         var dumped = ""
         dump(token, to: &dumped)
         let renderings = [
-            token.description, token.debugDescription, String(describing: token), String(reflecting: token), dumped,
+            token.description, String(describing: token), String(reflecting: token), dumped,
             "\(token)", String(describing: Mirror(reflecting: token).children.map(\.value)),
         ]
         for rendering in renderings {
@@ -51,25 +51,53 @@ struct AuthTokenTests {
 
     @Test func errorsNeverRepeatTheBodyOrTheQuery() {
         let error = FleetAuthError(
-            code: .unexpectedStatus, message: "The backend answered HTTP 500.", scope: .vehicle("v-1"),
+            reason: .unexpectedStatus, message: "The backend answered HTTP 500.", scope: .vehicle("v-1"),
             url: URL(string: "https://user:pw@api.example.com/token?key=secret-api-key#frag"), status: 500)
         #expect(
             error.description
                 == "FleetAuthError.unexpectedStatus (vehicle v-1, HTTP 500, https://api.example.com/token): The backend answered HTTP 500."
         )
-        #expect(!error.debugDescription.contains("secret-api-key"))
+        #expect(!(String(reflecting: error) + String(describing: error.underlyingError)).contains("secret-api-key"))
         #expect(error.localizedDescription.contains("unexpectedStatus"))
     }
 
     @Test(arguments: [
-        (FleetAuthError.Code.transportFailure, nil as Int?, true), (.timedOut, nil, true),
+        (FleetAuthError.Reason.transportFailure, nil as Int?, true), (.timedOut, nil, true),
         (.unexpectedStatus, 500, true), (.unexpectedStatus, 503, true), (.unexpectedStatus, 429, true),
         (.unexpectedStatus, 408, true), (.unexpectedStatus, 400, false), (.unexpectedStatus, 401, false),
         (.unexpectedStatus, 404, false), (.malformedResponse, 200, false), (.scopeMismatch, 200, false),
         (.redirectRefused, 302, false),
     ])
-    func transientClassification(code: FleetAuthError.Code, status: Int?, transient: Bool) {
-        #expect(FleetAuthError(code: code, message: "m", status: status).isTransient == transient)
+    func transientClassification(code: FleetAuthError.Reason, status: Int?, transient: Bool) {
+        #expect(FleetAuthError(reason: code, message: "m", status: status).isTransient == transient)
+    }
+
+    @Test(arguments: [
+        (FleetAuthError.Reason.missingContext, FleetAuthError.Code.invalidContext),
+        (.insecureEndpoint, .invalidConfiguration), (.redirectRefused, .transportFailure),
+        (.responseTooLarge, .malformedResponse), (.malformedToken, .malformedResponse),
+        (.missingExpiry, .malformedResponse), (.expiryMismatch, .malformedResponse),
+        (.lifetimeTooLong, .malformedResponse), (.emptyProviderResponse, .malformedResponse),
+        (.scopeMismatch, .tokenMismatch), (.fleetMismatch, .tokenMismatch), (.audienceMismatch, .tokenMismatch),
+        (.wildcardRefused, .tokenMismatch), (.rejectedTokenReissued, .tokenMismatch),
+        (.lifetimeTooShort, .tokenExpired), (.credentialsUnavailable, .credentialsUnavailable),
+        (.timedOut, .timedOut), (.signedOut, .signedOut),
+    ])
+    func eachReasonFallsUnderTheCodeAnAppActsOn(reason: FleetAuthError.Reason, code: FleetAuthError.Code) {
+        let error = FleetAuthError(reason: reason, message: "m")
+        #expect(error.code == code)
+        // The log line names the exact cause, not only the code.
+        #expect(error.description.hasPrefix("FleetAuthError.\(reason): "))
+    }
+
+    @Test(arguments: [
+        FleetAuthError.Code.invalidContext, .invalidConfiguration, .credentialsUnavailable, .transportFailure,
+        .timedOut, .unexpectedStatus, .malformedResponse, .tokenMismatch, .tokenExpired, .signedOut,
+    ])
+    func anErrorAnAppCreatesKeepsItsCode(code: FleetAuthError.Code) {
+        let error = FleetAuthError(code: code, message: "no token for you")
+        #expect(error.code == code)
+        #expect(error.description == "FleetAuthError.\(code): no token for you")
     }
 
     @Test(arguments: [
@@ -108,7 +136,7 @@ struct IDRulesTests {
             _ = try AuthorizationScope.vehicle(id).validated()
             Issue.record("\(id) was accepted")
         } catch {
-            #expect(error.code == .invalidContext)
+            #expect(error.reason == .invalidContext)
             #expect(error.message.contains(rule), "\(error.message)")
         }
         #expect(throws: FleetAuthError.self) { try AuthorizationScope.vehicle("v-1", taskID: id).validated() }

@@ -107,7 +107,7 @@ struct DriverTokenProviderTests {
         fixture.provider.fetchToken(with: nil, completion: log.handler)
         let call = await log.firstCall()
         #expect(call.token.map(AuthToken.fingerprint) == nil)
-        #expect((call.error as? FleetAuthError)?.code == .missingContext)
+        #expect((call.error as? FleetAuthError)?.reason == .missingContext)
         await #expect(throws: FleetAuthError.self) { _ = try await fixture.provider.fetchToken(with: nil) }
         #expect(fixture.transport.requestCount == 0)
     }
@@ -192,7 +192,7 @@ struct SeedPortTests {
             _ = try await SampleStyleProvider(answers: [(nil, nil)]).fetchToken(with: nil)
             Issue.record("expected emptyProviderResponse")
         } catch {
-            #expect((error as? FleetAuthError)?.code == .emptyProviderResponse)
+            #expect((error as? FleetAuthError)?.reason == .emptyProviderResponse)
         }
     }
 

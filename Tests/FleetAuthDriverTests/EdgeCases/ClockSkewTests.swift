@@ -41,7 +41,7 @@ struct ClockSkewTests {
         // Kept, with its life read off the backend's clock.
         #expect(token.remainingLife(wallNow: world.clock.now()) > 3500)
         let warnings = world.events.withLock { $0 }.filter {
-            if case .clockDisagreement = $0 { return true }
+            if case .clockDisagreement = $0.detail { return true }
             return false
         }
         #expect(warnings.count == 1)
@@ -57,7 +57,7 @@ struct ClockSkewTests {
         _ = try await world.provider.token(for: DriverAuthorizationContext(vehicleID: "v-42"))
         #expect(
             !world.events.withLock { $0 }.contains {
-                if case .clockDisagreement = $0 { return true }
+                if case .clockDisagreement = $0.detail { return true }
                 return false
             })
     }

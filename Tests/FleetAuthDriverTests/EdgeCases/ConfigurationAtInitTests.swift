@@ -19,7 +19,7 @@ struct ConfigurationAtInitTests {
         } throws: { error in
             guard let error = error as? FleetAuthError else { return false }
             return error.message.contains(named)
-                && (error.code == .invalidConfiguration || error.code == .insecureEndpoint)
+                && (error.reason == .invalidConfiguration || error.reason == .insecureEndpoint)
         }
     }
 

@@ -58,7 +58,7 @@ struct VehicleReporterOutageTests {
         #expect(failure.error.fault == .token)
         #expect(failure.error.status == nil)  // the fleet service was never called
         let cause = try #require(failure.error.underlyingError as? FleetAuthError)
-        #expect(cause.code == .unexpectedStatus && cause.status == 503)
+        #expect(cause.reason == .unexpectedStatus && cause.status == 503)
         #expect(failure.error.message.contains("The token backend has been failing for "))
         #expect(!failure.error.message.contains("refused"))
     }

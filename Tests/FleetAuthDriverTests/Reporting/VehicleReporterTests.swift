@@ -46,7 +46,7 @@ struct VehicleReporterTests {
         let receipt = try await f.reporter("v-42").report(f.location())
         #expect(receipt.status == 200 && receipt.attempts == 1)
         let call = try #require(f.fleet.calls.first)
-        #expect(call.accepted && call.method == .put && call.scope == .vehicle("v-42"))
+        #expect(call.accepted && call.method == "PUT" && call.scope == .vehicle("v-42"))
         #expect(call.tokenFingerprint == receipt.tokenFingerprint)
         let update = try #require(f.transport.requests.last)
         #expect(
@@ -167,7 +167,7 @@ struct VehicleReporterTests {
             Issue.record("expected a token fault")
         } catch {
             #expect(error.fault == .token)
-            #expect((error.underlyingError as? FleetAuthError)?.code == .tokenExpired)
+            #expect((error.underlyingError as? FleetAuthError)?.reason == .tokenExpired)
         }
         #expect(f.fleet.calls.isEmpty)
         #expect(provider.invalidations.withLock { $0 } == 1)
@@ -303,7 +303,7 @@ struct HonestRejectionTests {
         } catch {
             #expect(error.fault == .token)
             let cause = try #require(error.underlyingError as? FleetAuthError)
-            #expect(cause.code == .rejectedTokenReissued)
+            #expect(cause.reason == .rejectedTokenReissued)
             #expect(cause.status == 401)
             #expect(cause.message.contains("wrong audience"))
             #expect((cause.underlyingError as? TokenRejection)?.message == "wrong audience")
@@ -351,7 +351,7 @@ struct DeliveryReporterTests {
         let (result, transport, fleet) = try await report(fleet: .delivery, claimKey: "deliveryvehicleid")
         #expect(try result.get().status == 200)
         let update = try #require(transport.requests.last)
-        #expect(update.method == .patch)
+        #expect(update.method == "PATCH")
         #expect(
             update.url.absoluteString
                 == "https://fleet.example.com/v1/providers/demo-project/deliveryVehicles/dv-7?updateMask=lastLocation")
@@ -371,7 +371,7 @@ struct DeliveryReporterTests {
         }
         #expect(error.fault == .token && error.status == nil)
         let cause = try #require(error.underlyingError as? FleetAuthError)
-        #expect(cause.code == .fleetMismatch)
+        #expect(cause.reason == .fleetMismatch)
         #expect(cause.message.contains("under `\(claimKey)`"))
         #expect(cause.message.contains("need `\(fleet.vehicleClaimKey)`"))
         #expect(!cause.message.contains(".."))

@@ -17,7 +17,9 @@ struct RedactionAuditTests {
             add(String(describing: error))
             add(String(reflecting: error))
             add(error.localizedDescription)
-            if let error = error as? FleetAuthError { add(error.debugDescription) }
+            if let error = error as? FleetAuthError {
+                add((String(reflecting: error) + String(describing: error.underlyingError)))
+            }
             if let error = error as? FleetServiceError, let underlying = error.underlyingError { add(underlying) }
         }
         func add(_ token: AuthToken) {
@@ -119,7 +121,7 @@ struct RedactionAuditTests {
     @Test func dumpingARequestShowsNoHeaderValueOrBody() {
         let secret = "eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXBheWxvYWQ.c2lnbmF0dXJl"
         let request = TransportRequest(
-            method: .put, url: URL(string: "https://fleet.example.com/v1/providers/p/vehicles/v-1")!,
+            method: "PUT", url: URL(string: "https://fleet.example.com/v1/providers/p/vehicles/v-1")!,
             headers: ["Authorization": "Bearer \(secret)"], body: Data("{\"token\":\"\(secret)\"}".utf8))
         var dumped = ""
         dump(request, to: &dumped)

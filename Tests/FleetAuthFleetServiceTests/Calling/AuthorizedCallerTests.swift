@@ -7,8 +7,7 @@ import Testing
 /// A vehicle context of the app's own, as a test of an app would write it.
 struct VanContext: AuthorizationContext {
     var vehicleID: String
-    var scope: AuthorizationScope { .vehicle(vehicleID) }
-    static var scopeKinds: [AuthorizationScope.Kind] { [.vehicle] }
+    var scope: AuthorizationScope { AuthorizationScope(kind: .vehicle, id: vehicleID) }
 }
 
 /// An in-memory token backend and fleet service behind one transport, on a manual clock.
@@ -37,7 +36,7 @@ struct CallerFixture {
     /// An app's own call: a vehicle update with a field the SDK never sends itself.
     func customUpdate(host: String = "https://fleet.example.com") -> TransportRequest {
         TransportRequest(
-            method: .put, url: URL(string: "\(host)/v1/providers/demo-project/vehicles/v-42?updateMask=vehicleState")!,
+            method: "PUT", url: URL(string: "\(host)/v1/providers/demo-project/vehicles/v-42?updateMask=vehicleState")!,
             headers: ["Content-Type": "application/json"], body: Data(#"{"vehicleState":"ONLINE"}"#.utf8))
     }
 }
@@ -91,7 +90,7 @@ struct AuthorizedCallerTests {
     @Test func anErrorStatusIsAServiceFaultWithItsStatus() async throws {
         let f = try CallerFixture()
         let request = TransportRequest(
-            method: .get, url: URL(string: "https://fleet.example.com/v1/providers/demo-project/unknown/x")!)
+            method: "GET", url: URL(string: "https://fleet.example.com/v1/providers/demo-project/unknown/x")!)
         do {
             _ = try await f.caller.send(request)
             Issue.record("expected a service fault")

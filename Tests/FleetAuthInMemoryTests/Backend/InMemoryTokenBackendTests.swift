@@ -26,7 +26,7 @@ struct InMemoryTokenBackendTests {
     @Test func tokensAreUniqueAndNameTheTripFromAJSONBody() async throws {
         let backend = InMemoryTokenBackend(configuration: .init(format: .plainText))
         let request = TransportRequest(
-            method: .post, url: URL(string: "https://b.example/token")!, body: Data(#"{"tripId":"t-7"}"#.utf8))
+            method: "POST", url: URL(string: "https://b.example/token")!, body: Data(#"{"tripId":"t-7"}"#.utf8))
         let first = String(decoding: try await backend.respond(to: request).body, as: UTF8.self)
         let second = String(decoding: try await backend.respond(to: request).body, as: UTF8.self)
         #expect(AuthToken.fingerprint(of: first) != AuthToken.fingerprint(of: second))
