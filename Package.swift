@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FleetAuthConsumer", targets: ["FleetAuthConsumer"]),
         .library(name: "FleetAuthURLSession", targets: ["FleetAuthURLSession"]),
         .library(name: "FleetAuthInMemory", targets: ["FleetAuthInMemory"]),
+        .library(name: "FleetAuthTransportTesting", targets: ["FleetAuthTransportTesting"]),
         .executable(name: "fleetauth", targets: ["fleetauth"]),
         .plugin(name: "CheckTokenEndpoint", targets: ["CheckTokenEndpoint"]),
     ],
@@ -20,7 +21,8 @@ let package = Package(
         .target(name: "FleetAuthDriver", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthURLSession", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
-        .target(name: "FleetAuthInMemory", dependencies: ["FleetAuthCore"]),
+        .target(name: "FleetAuthInMemory", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
+        .target(name: "FleetAuthTransportTesting", dependencies: ["FleetAuthCore", "FleetAuthInMemory"]),
 
         // The endpoint checker: logic in a library, a thin executable and a command plugin.
         .target(name: "FleetAuthTool", dependencies: ["FleetAuthCore"]),
@@ -70,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "CustomTransport",
-            dependencies: ["FleetAuthDriver", "FleetAuthInMemory"],
+            dependencies: ["FleetAuthDriver", "FleetAuthInMemory", "FleetAuthTransportTesting"],
             path: "Examples/CustomTransport"
         ),
 
@@ -101,10 +103,13 @@ let package = Package(
             name: "FleetAuthURLSessionTests",
             dependencies: [
                 "FleetAuthURLSession", "FleetAuthDriver", "FleetAuthConsumer", "FleetAuthInMemory",
-                "FleetAuthTestSupport",
+                "FleetAuthTransportTesting", "FleetAuthTestSupport",
             ]
         ),
-        .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory"]),
+        .testTarget(name: "FleetAuthInMemoryTests", dependencies: ["FleetAuthInMemory", "FleetAuthFleetService"]),
+        .testTarget(
+            name: "FleetAuthTransportTestingTests", dependencies: ["FleetAuthTransportTesting", "FleetAuthInMemory"]
+        ),
         .testTarget(
             name: "FleetAuthToolTests",
             dependencies: ["FleetAuthTool", "FleetAuthURLSession", "FleetAuthInMemory", "FleetAuthTestSupport"]

@@ -8,6 +8,7 @@
 // with the transport conformance suite that every custom transport should pass.
 import FleetAuthDriver
 import FleetAuthInMemory
+import FleetAuthTransportTesting
 import Foundation
 
 /// Adds `X-App-Version` to every request and logs redacted request lines.

@@ -1,5 +1,6 @@
 import FleetAuthConsumer
 import FleetAuthDriver
+import FleetAuthFleetService
 import FleetAuthInMemory
 import FleetAuthTestSupport
 import FleetAuthURLSession
@@ -17,6 +18,20 @@ struct FleetServiceEndToEndTests {
     init() throws {
         server = try LoopbackServer.running()
         fleet = FleetServiceEndpoint(baseURL: server.baseURL, providerID: "loopback-project")
+    }
+
+    /// The fixture's fleet service keeps a copy of the routes in Python; it must be the SDK's
+    /// one table, which the endpoint builds URLs from and the in-memory service answers by.
+    @Test func theFixtureServesTheSDKsFleetRoutes() async throws {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: server.url("/fixture/fleet-routes"))!)
+        let served = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: String]])
+        let fixture = Set(
+            served.map { "\($0["collection"] ?? "") \($0["kind"] ?? "") \($0["method"] ?? "") \($0["claimKey"] ?? "")" }
+        )
+        let kinds: [AuthorizationScope.Kind: String] = [.vehicle: "vehicle", .trip: "trip", .tracking: "tracking"]
+        let sdk = Set(
+            FleetServiceRoute.all.map { "\($0.collection) \(kinds[$0.kind] ?? "?") \($0.method) \($0.claimKey)" })
+        #expect(fixture == sdk)
     }
 
     @Test func reporterSendsSignedTokensTheFixtureAccepts() async throws {

@@ -2,6 +2,7 @@ import FleetAuthConsumer
 import FleetAuthDriver
 import FleetAuthInMemory
 import FleetAuthTestSupport
+import FleetAuthTransportTesting
 import FleetAuthURLSession
 import Foundation
 import Testing

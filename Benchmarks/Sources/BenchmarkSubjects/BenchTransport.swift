@@ -6,8 +6,14 @@ public import Foundation
 /// `latency` seconds on `clock`, counts requests, and keeps nothing else (so memory
 /// measurements see only the SDK's own cache).
 public final class BenchTransport: HTTPTransport {
+    /// The token endpoint's URL.
+    public static let endpointURL = URL(string: "https://backend.example.com/token")!
     /// The token endpoint every benchmark asks.
-    public static let endpoint = TokenEndpoint(url: "https://backend.example.com/token", format: .swiftSample())
+    public static let endpoint = TokenEndpoint(url: endpointURL.absoluteString, format: .swiftSample())
+
+    /// Real time for the backend's minting and latency (the SDK's own default clock is not
+    /// public): wall time, and uptime that counts from boot.
+    public static let systemClock: any WallClock = RealClock()
 
     private let clock: any WallClock
     private let latency: TimeInterval
@@ -53,5 +59,15 @@ public final class BenchTransport: HTTPTransport {
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return formatter.string(from: date)
+    }
+}
+
+/// Real time: `Date()`, the boot-time uptime and `Task.sleep`.
+struct RealClock: WallClock {
+    func now() -> Date { Date() }
+    func uptime() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
+    func sleep(for duration: TimeInterval) async throws {
+        guard duration > 0 else { return }
+        try await Task.sleep(nanoseconds: UInt64(duration * 1e9))
     }
 }

@@ -37,9 +37,10 @@ public enum LookupDesign: String, CaseIterable, Sendable {
 
         /// Fetches the token and fills every peer with it.
         public static func make() async throws -> Subjects {
-            let clock = SystemWallClock()
+            // The provider's default clock is the system's, as in an app.
             let provider = try DriverTokenProvider(
-                endpoint: BenchTransport.endpoint, transport: BenchTransport(clock: clock, latency: 0), clock: clock)
+                endpoint: BenchTransport.endpoint,
+                transport: BenchTransport(clock: BenchTransport.systemClock, latency: 0))
             let token = try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "vehicle-42"))
             // The same token, with the same life left, in every peer; a few neighbours so that
             // the table is not a single entry.

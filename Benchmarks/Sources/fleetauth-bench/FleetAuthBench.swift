@@ -44,8 +44,6 @@ struct FleetAuthBench {
         let day = try await Benchmarks.steadyState(vehicles: quick ? 10 : 100, hours: quick ? 3 : 24)
         progress("memory and lookup at 100,000 contexts")
         let scale = try await Benchmarks.scale(contexts: quick ? 10_000 : 100_000)
-        progress("JWT decoding")
-        let decoding = try await Benchmarks.decoding()
         progress("refresh policies through token-backend outages")
         let outages = try await OutageBench.run(quick: quick)
 
@@ -113,11 +111,6 @@ struct FleetAuthBench {
                 "\(f(scale.bareNanosecondsAtTen)) ns",
                 "ratio \(f(scale.bareRatio, 2)); extra over bare's \(f(scale.extraOverBare, 2)) (goal ≤ 1.3)"
             ),
-            (
-                "JWT decoding", "\(f(decoding.decodesPerSecond / 1000, 1)) k/s",
-                "\(f(decoding.jsonParsesPerSecond / 1000, 1)) k/s JSON parses of the same parts",
-                "ratio \(f(decoding.ratio, 2)) (goal ≥ 0.5)"
-            ),
         ]
         let width = rows.map(\.0.count).max()!
         print("FleetAuth benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
@@ -160,8 +153,6 @@ struct FleetAuthBench {
                 "day_backend_requests": day.fleetAuthRequests,
                 "day_minimum_requests": day.minimumRequests,
                 "day_tokens_under_minimum_life": day.fleetAuthShortLived,
-                "jwt_decode_vs_json_parse": decoding.ratio,
-                "json_parses_per_s": decoding.jsonParsesPerSecond,
                 "cold_concurrent_backend_requests": cold.fleetAuthRequests,
                 "cold_concurrent_backend_requests_seed": cold.seedRequests,
                 "steady_state_waiting_callers": day.fleetAuthWaiting,
@@ -180,7 +171,6 @@ struct FleetAuthBench {
                 "bare_lookup_ns_at_scale": scale.bareNanosecondsAtScale,
                 "bare_lookup_ns_at_10": scale.bareNanosecondsAtTen,
                 "bare_lookup_scale_ratio": scale.bareRatio,
-                "jwt_decodes_per_s": decoding.decodesPerSecond,
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))

@@ -20,7 +20,7 @@ enum OutageBench {
         ("default (tolerance 5 min, floor 60 s)", RefreshPolicy()),
         ("tolerance 10 min", RefreshPolicy(outageTolerance: 600)),
         ("tolerance 2 min", RefreshPolicy(outageTolerance: 120)),
-        ("strict (no degraded serving)", .strict),
+        ("strict (no degraded serving)", RefreshPolicy(servesDuringOutages: false)),
         ("no tolerance, strict (before)", RefreshPolicy(outageTolerance: 0, servesDuringOutages: false)),
     ]
 

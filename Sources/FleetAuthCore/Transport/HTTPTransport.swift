@@ -22,7 +22,7 @@
 /// }
 /// ```
 ///
-/// `TransportConformanceSuite` in `FleetAuthInMemory` checks a transport against the
+/// `TransportConformanceSuite` in `FleetAuthTransportTesting` checks a transport against the
 /// behaviour FleetAuth relies on.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the backend's answer, whatever its status.

@@ -30,18 +30,18 @@ public struct FleetServiceEndpoint: Sendable {
     /// `{base}/v1/providers/{providerID}/vehicles/{vehicleID}`, or `…/deliveryVehicles/…`
     /// for a delivery fleet; IDs percent-encoded.
     public func vehicleURL(_ vehicleID: String, query: String? = nil) throws(FleetServiceError) -> URL {
-        try url([fleet.vehicleCollection, vehicleID], query: query, scope: .vehicle(vehicleID))
+        try url(.vehicles(of: fleet), vehicleID, query: query)
     }
 
     /// `{base}/v1/providers/{providerID}/trips/{tripID}`, IDs percent-encoded.
     public func tripURL(_ tripID: String) throws(FleetServiceError) -> URL {
-        try url(["trips", tripID], query: nil, scope: .trip(tripID))
+        try url(.trips, tripID, query: nil)
     }
 
     /// `{base}/v1/providers/{providerID}/taskTrackingInfo/{trackingID}`: a delivery fleet's
     /// shipment as its consumer sees it; IDs percent-encoded.
     public func trackingURL(_ trackingID: String) throws(FleetServiceError) -> URL {
-        try url(["taskTrackingInfo", trackingID], query: nil, scope: .tracking(trackingID))
+        try url(.taskTrackingInfo, trackingID, query: nil)
     }
 
     /// Checks everything a call for `scope` needs before anything is sent: the scope's IDs
@@ -82,9 +82,10 @@ public struct FleetServiceEndpoint: Sendable {
         return components
     }
 
-    private func url(_ tail: [String], query: String?, scope: AuthorizationScope) throws(FleetServiceError) -> URL {
+    private func url(_ route: FleetServiceRoute, _ id: String, query: String?) throws(FleetServiceError) -> URL {
+        let scope = route.scope(id: id)
         var components = try components(for: scope)
-        let segments = ["v1", "providers", providerID] + tail
+        let segments = route.segments(providerID: providerID, id: id)
         let encoded = segments.map(URLTemplate.pathEncoded)
         let basePath =
             components.percentEncodedPath.hasSuffix("/")
@@ -99,8 +100,8 @@ public struct FleetServiceEndpoint: Sendable {
 }
 
 extension FleetFlavor {
-    /// The REST collection of this flavor's vehicles.
-    public var vehicleCollection: String { self == .delivery ? "deliveryVehicles" : "vehicles" }
-    /// The method that updates a vehicle's location.
-    public var vehicleUpdateMethod: String { self == .delivery ? "PATCH" : "PUT" }
+    /// The REST collection of this flavor's vehicles: `vehicles`, or `deliveryVehicles`.
+    public var vehicleCollection: String { FleetServiceRoute.vehicles(of: self).collection }
+    /// The method that updates a vehicle's location: `PUT`, or `PATCH` for deliveries.
+    public var vehicleUpdateMethod: String { FleetServiceRoute.vehicles(of: self).method }
 }

@@ -11,29 +11,43 @@ public final class InMemoryTokenBackend: Sendable {
     /// How tokens are minted and answered.
     public struct Configuration: Sendable {
         /// `exp − iat` of minted tokens. Default 3600 s.
-        public var lifetime: TimeInterval
+        package var lifetime: TimeInterval
         /// The shape of the answer. Default `TokenResponseFormat.tokenOnly`.
-        public var format: TokenResponseFormat
+        package var format: TokenResponseFormat
         /// How far the backend's clock is ahead of the injected clock (negative: behind).
-        public var clockOffset: TimeInterval
+        package var clockOffset: TimeInterval
         /// `iss` and `sub`.
-        public var serviceAccount: String
+        package var serviceAccount: String
         /// `aud`.
-        public var audience: String
+        package var audience: String
         /// `kid` in the header.
-        public var keyID: String
+        package var keyID: String
         /// Mint `"*"` instead of the requested ID.
-        public var mintsWildcard: Bool
+        package var mintsWildcard: Bool
         /// The claim key that names a vehicle: `vehicleid` (on-demand, the default) or
         /// `deliveryvehicleid` (delivery fleets).
-        public var vehicleClaimKey: String
+        package var vehicleClaimKey: String
         /// Whether answers carry a `Date` header.
-        public var sendsDateHeader: Bool
+        package var sendsDateHeader: Bool
         /// Edits each token's payload before it is encoded: add, change or remove claims to
         /// mint the odd tokens real backends send. `nil` leaves the payload as minted.
-        public var editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)?
+        package var editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)?
 
         /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - lifetime: `exp − iat` of minted tokens. Default 3600 s.
+        ///   - format: The shape of the answer. Default `TokenResponseFormat.tokenOnly`.
+        ///   - clockOffset: How far the backend's clock is ahead of the injected clock (negative: behind).
+        ///   - serviceAccount: `iss` and `sub`.
+        ///   - audience: `aud`.
+        ///   - keyID: `kid` in the header.
+        ///   - mintsWildcard: Mint `"*"` instead of the requested ID.
+        ///   - sendsDateHeader: Whether answers carry a `Date` header.
+        ///   - vehicleClaimKey: The claim key that names a vehicle: `vehicleid` (on-demand, the default) or
+        ///     `deliveryvehicleid` (delivery fleets).
+        ///   - editPayload: Edits each token's payload before it is encoded: add, change or remove claims to mint
+        ///     the odd tokens real backends send. `nil` leaves the payload as minted.
         public init(
             lifetime: TimeInterval = 3600, format: TokenResponseFormat = .tokenOnly, clockOffset: TimeInterval = 0,
             serviceAccount: String = "fleet-token-minter@example-project.iam.gserviceaccount.com",
@@ -133,7 +147,7 @@ public final class InMemoryTokenBackend: Sendable {
 
     /// Builds a compact JWT from JSON objects, with a placeholder signature. Tests use
     /// it to craft tokens of any shape.
-    public static func jwt(header: [String: Any] = ["alg": "RS256", "typ": "JWT"], payload: [String: Any]) -> String {
+    package static func jwt(header: [String: Any] = ["alg": "RS256", "typ": "JWT"], payload: [String: Any]) -> String {
         let options: JSONSerialization.WritingOptions = [.sortedKeys]
         let headerData = (try? JSONSerialization.data(withJSONObject: header, options: options)) ?? Data()
         let payloadData = (try? JSONSerialization.data(withJSONObject: payload, options: options)) ?? Data()
@@ -143,7 +157,7 @@ public final class InMemoryTokenBackend: Sendable {
     /// The scope a token request names: query items `vehicleId` (and `taskId`), `tripId`,
     /// `trackingId` or `taskId` alone,
     /// or the same keys in a JSON body.
-    public static func scope(of request: TransportRequest) -> AuthorizationScope? {
+    package static func scope(of request: TransportRequest) -> AuthorizationScope? {
         var fields: [String: String] = [:]
         if let body = request.body, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
             for (key, value) in object { if let text = value as? String { fields[key] = text } }

@@ -1,4 +1,5 @@
 public import FleetAuthCore
+import FleetAuthFleetService
 public import Foundation
 
 /// A fleet service in process that checks every bearer token the way the real one does,
@@ -12,22 +13,29 @@ public import Foundation
 /// in the path (or is `"*"`). Signatures are not verified (in-memory tokens have none);
 /// the loopback HTTP fixture verifies real ones.
 ///
-/// Serves `PUT /v1/providers/{p}/vehicles/{id}` (stores the body, answers it) and
-/// `GET /v1/providers/{p}/trips/{id}` (the trip's state from ``addTrip(_:vehicleID:duration:)``,
-/// 404 for unknown trips).
+/// Serves the routes FleetAuth's own calls use, as `FleetServiceEndpoint` builds them (one
+/// table for both): `PUT /v1/providers/{p}/vehicles/{id}` and `PATCH …/deliveryVehicles/{id}`
+/// (store the body, answer it; a vehicle must be named under its flavor's claim key),
+/// `GET …/trips/{id}` (the trip's state from ``addTrip(_:vehicleID:duration:)``, 404 for
+/// unknown trips) and `GET …/taskTrackingInfo/{id}`.
 public final class InMemoryFleetService: Sendable {
     /// What the service accepts.
     public struct Configuration: Sendable {
         /// The audience tokens must name.
-        public var audience: String
+        package var audience: String
         /// The provider (project) ID in paths.
-        public var providerID: String
+        package var providerID: String
         /// How far in the future `iat` may be. Default 600 s.
-        public var skewTolerance: TimeInterval
+        package var skewTolerance: TimeInterval
         /// The longest `exp − iat` accepted. Default 3600 s.
-        public var maximumLifetime: TimeInterval
+        package var maximumLifetime: TimeInterval
 
         /// Creates a configuration; the audience matches ``InMemoryTokenBackend``'s default.
+        /// - Parameters:
+        ///   - audience: The audience tokens must name.
+        ///   - providerID: The provider (project) ID in paths.
+        ///   - skewTolerance: How far in the future `iat` may be. Default 600 s.
+        ///   - maximumLifetime: The longest `exp − iat` accepted. Default 3600 s.
         public init(
             audience: String = TokenRules.fleetServiceAudience, providerID: String = "demo-project",
             skewTolerance: TimeInterval = 600, maximumLifetime: TimeInterval = 3600
@@ -50,9 +58,9 @@ public final class InMemoryFleetService: Sendable {
         /// The status answered.
         public let status: Int
         /// Why the call was rejected; `nil` when accepted.
-        public let rejection: String?
+        package let rejection: String?
         /// When, by the service's clock.
-        public let at: Date
+        package let at: Date
 
         /// Whether the service accepted the call.
         public var accepted: Bool { rejection == nil && (200...299).contains(status) }
@@ -81,7 +89,7 @@ public final class InMemoryFleetService: Sendable {
 
     private let clock: any WallClock
     /// The rules in force.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let state = LockedState(State())
 
     /// Creates a service reading time from `clock`.
@@ -93,9 +101,9 @@ public final class InMemoryFleetService: Sendable {
     /// Every call so far, in order.
     public var calls: [Call] { state.withLock { $0.calls } }
     /// Calls accepted.
-    public var acceptedCount: Int { state.withLock { $0.calls.filter(\.accepted).count } }
+    package var acceptedCount: Int { state.withLock { $0.calls.filter(\.accepted).count } }
     /// Calls rejected.
-    public var rejectedCount: Int { state.withLock { $0.calls.filter { !$0.accepted }.count } }
+    package var rejectedCount: Int { state.withLock { $0.calls.filter { !$0.accepted }.count } }
 
     /// The body of the last accepted update of `vehicleID`.
     public func lastUpdate(of vehicleID: String) -> Data? { state.withLock { $0.lastLocations[vehicleID] } }
@@ -122,7 +130,8 @@ public final class InMemoryFleetService: Sendable {
     /// Checks the token and serves the call.
     public func respond(to request: TransportRequest) async -> TransportResponse {
         let now = clock.now()
-        let (scope, collection) = Self.scope(of: request.url.path, providerID: configuration.providerID)
+        let match = FleetServiceRoute.match(path: request.url.path, providerID: configuration.providerID)
+        let scope = match.map { $0.route.scope(id: $0.id) }
         let bearer = request.header("Authorization").flatMap(Self.bearerToken)
         let fingerprint = bearer.map(AuthToken.fingerprint(of:))
         let (forced, revoked) = state.withLock { state in
@@ -138,15 +147,15 @@ public final class InMemoryFleetService: Sendable {
             verdict = (401, "token revoked")
         } else if let scope, (try? scope.validated()) == nil {
             verdict = (400, "the ID breaks the fleet service's ID rules")
-        } else if let scope {
-            verdict = check(bearer, covering: scope, in: collection, at: now)
+        } else if let scope, let route = match?.route {
+            verdict = check(bearer, covering: scope, on: route, at: now)
         } else {
             verdict = (404, "no such resource")
         }
         var body = Data(#"{"error":"\#(verdict.rejection ?? "")"}"#.utf8)
         var status = verdict.status
-        if verdict.rejection == nil, let scope {
-            (status, body) = serve(request, scope: scope, collection: collection, now: now)
+        if verdict.rejection == nil, let scope, let route = match?.route {
+            (status, body) = serve(request, scope: scope, route: route, now: now)
         }
         let call = Call(
             method: request.method, scope: scope, tokenFingerprint: fingerprint, status: status,
@@ -156,7 +165,7 @@ public final class InMemoryFleetService: Sendable {
             status: status, headers: ["Content-Type": "application/json"], body: body, url: request.url)
     }
 
-    private func check(_ bearer: String?, covering scope: AuthorizationScope, in collection: String, at now: Date)
+    private func check(_ bearer: String?, covering scope: AuthorizationScope, on route: FleetServiceRoute, at now: Date)
         -> (Int, String?)
     {
         guard let bearer else { return (401, "no bearer token") }
@@ -172,35 +181,35 @@ public final class InMemoryFleetService: Sendable {
         }
         guard claims.covers(scope) else { return (403, "token does not cover \(scope)") }
         // Each flavor's vehicles are named by their own claim key.
-        let vehicleKeys = ["vehicles": "vehicleid", "deliveryVehicles": "deliveryvehicleid"]
-        if let key = vehicleKeys[collection] {
-            let named = claims.authorization.first { $0.key.lowercased() == key }?.value ?? []
+        if route.kind == .vehicle {
+            let named = claims.authorization.first { $0.key.lowercased() == route.claimKey }?.value ?? []
             guard named.contains(scope.id) || named.contains(JWTClaims.wildcard) else {
-                return (403, "token does not name \(scope) as \(key)")
+                return (403, "token does not name \(scope) as \(route.claimKey)")
             }
         }
         return (200, nil)
     }
 
-    private func serve(_ request: TransportRequest, scope: AuthorizationScope, collection: String, now: Date)
+    private func serve(_ request: TransportRequest, scope: AuthorizationScope, route: FleetServiceRoute, now: Date)
         -> (Int, Data)
     {
-        let name = "providers/\(configuration.providerID)/\(collection)/\(scope.id)"
-        if scope.kind == .vehicle {
-            let method: String = collection == "deliveryVehicles" ? "PATCH" : "PUT"
-            guard request.method == method, let body = request.body,
+        let name = "providers/\(configuration.providerID)/\(route.collection)/\(scope.id)"
+        guard request.method == route.method else {
+            return (405, Data(#"{"error":"use \#(route.method)"}"#.utf8))
+        }
+        if route.kind == .vehicle {
+            guard let body = request.body,
                 var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
             else { return (400, Data(#"{"error":"expected a JSON vehicle update"}"#.utf8)) }
             state.withLock { $0.lastLocations[scope.id] = body }
             object["name"] = name
             return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
         }
-        if scope.kind == .tracking {
-            guard request.method == "GET" else { return (405, Data(#"{"error":"use GET"}"#.utf8)) }
+        if route.kind == .tracking {
             let object: [String: Any] = ["name": name, "trackingId": scope.id, "state": "OPEN"]
             return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
         }
-        guard request.method == "GET", let trip = state.withLock({ $0.trips[scope.id] }) else {
+        guard let trip = state.withLock({ $0.trips[scope.id] }) else {
             return (404, Data(#"{"error":"unknown trip"}"#.utf8))
         }
         let progress = min(1, max(0, now.timeIntervalSince(trip.start) / trip.duration))
@@ -223,22 +232,6 @@ public final class InMemoryFleetService: Sendable {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return String(parts[1])
-    }
-
-    /// The vehicle, trip or shipment named by
-    /// `/v1/providers/{providerID}/vehicles|deliveryVehicles|trips|taskTrackingInfo/{id}`, with its
-    /// collection.
-    private static func scope(of path: String, providerID: String) -> (AuthorizationScope?, String) {
-        let parts = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
-        guard parts.count == 5, parts[0] == "v1", parts[1] == "providers", parts[2] == providerID else {
-            return (nil, "")
-        }
-        switch parts[3] {
-        case "vehicles", "deliveryVehicles": return (.vehicle(parts[4]), parts[3])
-        case "trips": return (.trip(parts[4]), parts[3])
-        case "taskTrackingInfo": return (.tracking(parts[4]), parts[3])
-        default: return (nil, parts[3])
-        }
     }
 }
 

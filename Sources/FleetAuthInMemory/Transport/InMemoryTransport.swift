@@ -15,7 +15,7 @@ public import Foundation
 /// ```
 public final class InMemoryTransport: HTTPTransport {
     /// Answers a request.
-    public typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
+    package typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
 
     /// A failure to inject in place of a route's answer.
     public struct Fault: Sendable {
@@ -40,7 +40,7 @@ public final class InMemoryTransport: HTTPTransport {
     }
 
     /// Chooses a fault for the `index`-th request (0-based), or `nil` for none.
-    public typealias FaultInjector = @Sendable (_ request: TransportRequest, _ index: Int) -> Fault?
+    package typealias FaultInjector = @Sendable (_ request: TransportRequest, _ index: Int) -> Fault?
 
     private struct Route {
         let method: String?
@@ -74,14 +74,17 @@ public final class InMemoryTransport: HTTPTransport {
 
     /// Answers requests to `path` (and `method`, if given) with `handler`. Later routes
     /// for the same path take precedence.
-    public func route(_ path: String, method: String? = nil, handler: @escaping Handler) {
+    public func route(
+        _ path: String, method: String? = nil,
+        handler: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
+    ) {
         state.withLock {
             $0.routes.insert(Route(method: method, path: path, matchesPrefix: false, handler: handler), at: 0)
         }
     }
 
     /// Answers requests to every path that starts with `prefix` with `handler`.
-    public func route(prefix: String, method: String? = nil, handler: @escaping Handler) {
+    package func route(prefix: String, method: String? = nil, handler: @escaping Handler) {
         state.withLock {
             $0.routes.insert(Route(method: method, path: prefix, matchesPrefix: true, handler: handler), at: 0)
         }
@@ -98,12 +101,12 @@ public final class InMemoryTransport: HTTPTransport {
     }
 
     /// A rule choosing faults per request; `nil` removes it. Scripted faults go first.
-    public func setFaultInjector(_ injector: FaultInjector?) {
+    package func setFaultInjector(_ injector: FaultInjector?) {
         state.withLock { $0.injector = injector }
     }
 
     /// The latency of every answer, in clock seconds.
-    public var latency: TimeInterval {
+    package var latency: TimeInterval {
         get { state.withLock { $0.latency } }
         set { state.withLock { $0.latency = newValue } }
     }
@@ -114,7 +117,7 @@ public final class InMemoryTransport: HTTPTransport {
     }
 
     /// How many requests were received.
-    public var requestCount: Int {
+    package var requestCount: Int {
         state.withLock { $0.requests.count }
     }
 

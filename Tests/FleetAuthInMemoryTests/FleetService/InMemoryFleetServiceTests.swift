@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthFleetService
 import FleetAuthInMemory
 import Foundation
 import Testing
@@ -98,6 +99,20 @@ struct InMemoryFleetServiceDeliveryTests {
         #expect(await call("PUT", "/vehicles/v-1", claims: ["deliveryvehicleid": "v-1"]).status == 403)
         #expect(await call("GET", "/taskTrackingInfo/s-1", claims: ["trackingid": "s-1"]).accepted)
         #expect(await call("GET", "/taskTrackingInfo/s-1", claims: ["tripid": "s-1"]).status == 403)
+    }
+
+    /// Each route of the SDK's table (the one `FleetServiceEndpoint` builds URLs from) is
+    /// answered with its method and refused with 405 under another, with a token that names
+    /// the ID under the route's claim key.
+    @Test func everyRouteOfTheTableIsServedWithItsMethod() async {
+        for route in FleetServiceRoute.all {
+            let claims = [route.claimKey: "x-1"]
+            let right = await call(route.method, "/\(route.collection)/x-1", claims: claims)
+            // An unknown trip is 404 after the token and method pass; the others are served.
+            #expect(right.status == (route == .trips ? 404 : 200), "\(right)")
+            let wrong = await call(route.method == "GET" ? "PUT" : "GET", "/\(route.collection)/x-1", claims: claims)
+            #expect(wrong.status == 405, "\(wrong)")
+        }
     }
 
     @Test func anIDThatBreaksTheRulesIs400() async {

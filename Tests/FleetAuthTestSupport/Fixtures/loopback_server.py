@@ -85,6 +85,16 @@ SAMPLE_ROUTES = {
 }
 
 PROVIDER_ID = "loopback-project"
+
+# The fleet service's routes: collection -> (what the ID names, the method FleetAuth calls it
+# with, the claim key that must name the ID). A copy of FleetServiceRoute.all in
+# FleetAuthFleetService, served at /fixture/fleet-routes; a test fails when the two differ.
+FLEET_ROUTES = {
+    "vehicles": ("vehicle", "PUT", "vehicleid"),
+    "deliveryVehicles": ("vehicle", "PATCH", "deliveryvehicleid"),
+    "trips": ("trip", "GET", "tripid"),
+    "taskTrackingInfo": ("tracking", "GET", "trackingid"),
+}
 SKEW_TOLERANCE = 600
 
 
@@ -163,6 +173,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         parts = [p for p in url.path.split("/") if p]
         if parts[:1] == ["conformance"]:
             return self.conformance(parts[1:], url, query, body)
+        if parts == ["fixture", "fleet-routes"]:
+            routes = [{"collection": c, "kind": k, "method": m, "claimKey": key}
+                      for c, (k, m, key) in FLEET_ROUTES.items()]
+            return self.reply(200, json.dumps(routes).encode())
         if parts[:1] == ["token"] and len(parts) == 2:
             return self.token(parts[1], query, body)
         if parts[:1] == ["token"] and len(parts) == 3 and parts[1] in SAMPLE_ROUTES:
@@ -254,8 +268,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def fleet(self, provider, collection, object_id, body):
         """The fleet service: checks the bearer token, then answers the update or trip."""
-        claim_key = {"vehicles": "vehicleid", "deliveryVehicles": "deliveryvehicleid", "trips": "tripid",
-                     "taskTrackingInfo": "trackingid"}.get(collection)
+        kind, method, claim_key = FLEET_ROUTES.get(collection, (None, None, None))
         if claim_key is None or provider != PROVIDER_ID:
             return self.reply(404, b'{"error":"no such resource"}')
         if not object_id or len(object_id) > 64 or any(c in object_id for c in "/:?,#"):
@@ -265,14 +278,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if status != 200:
             return self.reply(status, json.dumps({"error": reason}).encode())
         name = f"providers/{provider}/{collection}/{object_id}"
-        if collection in ("vehicles", "deliveryVehicles"):
-            method = "PUT" if collection == "vehicles" else "PATCH"
-            if self.command != method:
-                return self.reply(405, json.dumps({"error": f"use {method}"}).encode())
+        if self.command != method:
+            return self.reply(405, json.dumps({"error": f"use {method}"}).encode())
+        if kind == "vehicle":
             update = json.loads(body or b"{}")
             update["name"] = name
             return self.reply(200, json.dumps(update).encode())
-        if collection == "taskTrackingInfo":
+        if kind == "tracking":
             return self.reply(200, json.dumps({"name": name, "trackingId": object_id, "state": "OPEN"}).encode())
         trip = {"name": name, "vehicleId": "loopback-vehicle", "tripStatus": "ENROUTE_TO_PICKUP",
                 "remainingDistanceMeters": 4200}

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthInMemory
+import FleetAuthTransportTesting
 import Foundation
 import Testing
 

@@ -3,7 +3,7 @@ public import Foundation
 
 /// Checks that an `HTTPTransport` behaves as FleetAuth relies on. Run it from your own
 /// tests against your transport and a server that serves the conformance routes
-/// (``InMemoryTransport/mountConformanceRoutes(clock:)`` in process; the loopback fixture in
+/// (`InMemoryTransport.mountConformanceRoutes(clock:)` from this module, in process; the loopback fixture in
 /// FleetAuth's own tests shows them over real HTTP):
 ///
 /// - `GET|POST /conformance/echo` answers 200 with JSON `{method, query, headers, body}`
@@ -15,6 +15,7 @@ public import Foundation
 /// - `GET /conformance/hang` does not answer for at least 30 seconds.
 ///
 /// <!-- snippet setup:
+/// import FleetAuthInMemory
 /// import Foundation
 /// typealias MyTransport = InMemoryTransport
 /// let serverURL = URL(string: "http://127.0.0.1:8080")!
@@ -226,43 +227,6 @@ public struct TransportConformanceSuite: Sendable {
                     detail: "a cancelled request threw \(type(of: error)); throw CancellationError")
             }
             return nil
-        }
-    }
-}
-
-extension InMemoryTransport {
-    /// Serves the routes ``TransportConformanceSuite`` expects, so the suite can run in
-    /// process. `/conformance/hang` sleeps a day on the transport's clock.
-    public func mountConformanceRoutes(clock: any WallClock = SystemWallClock()) {
-        route("/conformance/echo") { request in
-            let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-            var headers: [String: String] = [:]
-            for (name, value) in request.headers { headers[name.lowercased()] = value }
-            let object: [String: Any] = [
-                "method": request.method, "query": components?.percentEncodedQuery ?? "",
-                "headers": headers, "body": (request.body ?? Data()).base64EncodedString(),
-            ]
-            return TransportResponse(
-                status: 200, headers: ["Content-Type": "application/json"],
-                body: try JSONSerialization.data(withJSONObject: object))
-        }
-        for status in [401, 404, 429, 503] {
-            route("/conformance/status/\(status)") { _ in
-                TransportResponse(
-                    status: status, headers: ["X-Conformance": "yes"], body: Data("status \(status)".utf8))
-            }
-        }
-        route("/conformance/bytes") { request in
-            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            let count = items.first { $0.name == "count" }?.value.flatMap(Int.init) ?? 0
-            return TransportResponse(status: 200, body: Data(repeating: UInt8(ascii: "a"), count: min(count, 1 << 20)))
-        }
-        route("/conformance/redirect") { _ in
-            TransportResponse(status: 302, headers: ["Location": "https://elsewhere.invalid/token"])
-        }
-        route("/conformance/hang") { _ in
-            try await clock.sleep(for: 86_400)
-            return TransportResponse(status: 200)
         }
     }
 }

@@ -1,0 +1,58 @@
+package import FleetAuthCore
+import Foundation
+
+/// The fleet service's REST resources that FleetAuth calls, in one place: the URLs
+/// ``FleetServiceEndpoint`` builds and the in-memory fleet service answers come from this
+/// table, and a test holds the loopback fixture's table to it.
+package struct FleetServiceRoute: Sendable, Hashable {
+    /// The collection's path segment: `/v1/providers/{providerID}/{collection}/{id}`.
+    package let collection: String
+    /// What the ID names.
+    package let kind: AuthorizationScope.Kind
+    /// The method FleetAuth calls it with: an update of a vehicle, a read of the others.
+    package let method: String
+    /// The `authorization` claim key that must name the ID.
+    package let claimKey: String
+
+    /// An on-demand fleet's vehicles, updated with `PUT`.
+    package static let vehicles = FleetServiceRoute(
+        collection: "vehicles", kind: .vehicle, method: "PUT", claimKey: FleetFlavor.onDemand.vehicleClaimKey)
+    /// A delivery fleet's vehicles, updated with `PATCH`.
+    package static let deliveryVehicles = FleetServiceRoute(
+        collection: "deliveryVehicles", kind: .vehicle, method: "PATCH",
+        claimKey: FleetFlavor.delivery.vehicleClaimKey)
+    /// Trips, read by their consumers.
+    package static let trips = FleetServiceRoute(collection: "trips", kind: .trip, method: "GET", claimKey: "tripid")
+    /// A delivery fleet's shipments as their consumers see them.
+    package static let taskTrackingInfo = FleetServiceRoute(
+        collection: "taskTrackingInfo", kind: .tracking, method: "GET", claimKey: "trackingid")
+
+    /// Every route.
+    package static let all: [FleetServiceRoute] = [.vehicles, .deliveryVehicles, .trips, .taskTrackingInfo]
+
+    /// The route of `fleet`'s vehicles.
+    package static func vehicles(of fleet: FleetFlavor) -> FleetServiceRoute {
+        fleet == .delivery ? .deliveryVehicles : .vehicles
+    }
+
+    /// The path segments after the base URL: `v1`, `providers`, the provider, the collection
+    /// and the ID, not yet encoded.
+    package func segments(providerID: String, id: String) -> [String] {
+        ["v1", "providers", providerID, collection, id]
+    }
+
+    /// The route and the ID named by a request path (percent-decoded), if it is one of ours
+    /// for `providerID`.
+    package static func match(path: String, providerID: String) -> (route: FleetServiceRoute, id: String)? {
+        let parts = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        guard parts.count == 5, parts[0] == "v1", parts[1] == "providers", parts[2] == providerID,
+            let route = all.first(where: { $0.collection == parts[3] })
+        else { return nil }
+        return (route, parts[4])
+    }
+
+    /// The scope a call on this route with `id` is for.
+    package func scope(id: String) -> AuthorizationScope {
+        AuthorizationScope(kind: kind, id: id)
+    }
+}
