@@ -1,5 +1,4 @@
 public import FleetAuthCore
-import FleetAuthInMemory
 public import Foundation
 
 /// A token backend for the benchmarks: mints a JWT for the requested vehicle after
@@ -41,7 +40,7 @@ public final class BenchTransport: HTTPTransport {
             URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
             .first { $0.name == "vehicleId" }?.value ?? ""
         let now = clock.now().timeIntervalSince1970.rounded(.down)
-        let token = InMemoryTokenBackend.jwt(
+        let token = Self.jwt(
             header: ["alg": "RS256", "typ": "JWT", "kid": "bench-key"],
             payload: [
                 "iss": "bench@example.iam.gserviceaccount.com", "sub": "bench@example.iam.gserviceaccount.com",
@@ -59,6 +58,18 @@ public final class BenchTransport: HTTPTransport {
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return formatter.string(from: date)
+    }
+}
+
+extension BenchTransport {
+    /// An unsigned JWT of `header` and `payload` (the benchmarks verify no signature).
+    static func jwt(header: [String: Any], payload: [String: Any]) -> String {
+        func part(_ object: [String: Any]) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            return data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        return "\(part(header)).\(part(payload)).c2lnbmF0dXJl"
     }
 }
 

@@ -61,12 +61,14 @@ enum OutageBench {
         let clock = ManualWallClock()
         let origin = clock.uptime()
         let transport = InMemoryTransport(clock: clock, latency: 0.2)
-        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+        let backend = InMemoryTokenBackend(clock: clock)
         let times = Locked<[TimeInterval]>([])
-        transport.setFaultInjector { _, _ in
+        // The backend, answering 503 while the outage lasts.
+        transport.route("/token") { request in
             let time = clock.uptime() - origin
             times.withLock { $0.append(time) }
-            return outage.contains(time) ? .status(503) : nil
+            if outage.contains(time) { return TransportResponse(status: 503) }
+            return try await backend.respond(to: request)
         }
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
@@ -100,14 +102,14 @@ enum OutageBench {
     }
 
     private static func settle(_ clock: ManualWallClock, _ transport: InMemoryTransport) async {
-        var last = (clock.sleeperCount, clock.nextDeadline, transport.requestCount)
+        var last = (clock.sleeperCount, clock.nextDeadline, transport.requests.count)
         var quiet = 0
         // Quiet for a few yields and a fraction of a millisecond: a woken task may still
         // be waiting for a thread.
         var quietSince = ContinuousClock.now
         for _ in 0..<20_000 where quiet < 8 || ContinuousClock.now - quietSince < .microseconds(300) {
             await Task.yield()
-            let now = (clock.sleeperCount, clock.nextDeadline, transport.requestCount)
+            let now = (clock.sleeperCount, clock.nextDeadline, transport.requests.count)
             if now == last {
                 quiet += 1
             } else {

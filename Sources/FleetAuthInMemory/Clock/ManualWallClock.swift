@@ -196,12 +196,12 @@ public final class ManualWallClock: WallClock, TimeoutDecidingClock {
     }
 
     /// How many tasks are sleeping on the clock.
-    package var sleeperCount: Int {
+    public var sleeperCount: Int {
         state.withLock { $0.sleepers.values.filter { !$0.deferred }.count }
     }
 
     /// The earliest deadline among the sleepers, if any, in wall time.
-    package var nextDeadline: Date? {
+    public var nextDeadline: Date? {
         state.withLock { state in
             state.sleepers.values.filter { !$0.deferred }.map(\.deadline).min()?.addingTimeInterval(state.wallOffset)
         }
