@@ -1,7 +1,7 @@
 public import FleetAuthCore
 public import Foundation
 
-/// Checks that an `HTTPTransport` behaves as FleetAuth relies on. Run it from your own
+/// Checks that an ``/FleetAuthCore/HTTPTransport`` behaves as FleetAuth relies on. Run it from your own
 /// tests against your transport and a server that serves the conformance routes
 /// (`InMemoryTransport.mountConformanceRoutes(clock:)` from this module, in process; the loopback fixture in
 /// FleetAuth's own tests shows them over real HTTP):

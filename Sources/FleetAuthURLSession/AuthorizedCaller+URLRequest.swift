@@ -10,7 +10,7 @@ public import FleetAuthFleetService
 
 extension AuthorizedCaller {
     /// Sends a `URLRequest` with a bearer token as `send(_:)` sends a
-    /// `TransportRequest`, and returns the 2xx response.
+    /// ``/FleetAuthCore/TransportRequest``, and returns the 2xx response.
     ///
     /// Its body must be `httpBody`: a streamed body cannot be sent again after a rejected
     /// token, so it is refused as a `caller` fault before anything is sent, as is a request

@@ -7,7 +7,7 @@ public import FleetAuthCore
     public import Foundation
 #endif
 
-/// The production `HTTPTransport`, over `URLSession` (FoundationNetworking on Linux).
+/// The production ``/FleetAuthCore/HTTPTransport``, over `URLSession` (FoundationNetworking on Linux).
 ///
 /// By default it makes its own ephemeral session that keeps no cookies or cache and
 /// refuses every redirect (the 3xx answer is returned as is, so credentials never follow
@@ -75,7 +75,7 @@ public final class URLSessionTransport: HTTPTransport {
     package var peakBufferedBytes: Int { streaming?.peakBufferedBytes ?? 0 }
 
     /// Sends the request with a data task; throws `CancellationError` if the calling task
-    /// is cancelled, `URLError` for network failures, and `FleetAuthError` for timeouts,
+    /// is cancelled, `URLError` for network failures, and ``/FleetAuthCore/FleetAuthError`` for timeouts,
     /// oversized bodies and cross-host redirects.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
@@ -127,7 +127,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// URLSession's own ways of saying "cancelled" and "timed out", in the terms every
-    /// transport uses: `CancellationError` and a `timedOut` `FleetAuthError`.
+    /// transport uses: `CancellationError` and a `timedOut` ``/FleetAuthCore/FleetAuthError``.
     package static func translate(_ error: any Error, for request: TransportRequest) -> any Error {
         switch (error as? URLError)?.code {
         case .cancelled?: return CancellationError()

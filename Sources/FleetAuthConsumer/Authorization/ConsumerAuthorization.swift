@@ -1,6 +1,6 @@
 /// Supplies tokens for trip refreshes: the consumer side of the token-provider contract.
 ///
-/// It is `TokenAuthorization` for trip contexts; the contract, the async methods and
+/// It is ``/FleetAuthCore/TokenAuthorization`` for trip contexts; the contract, the async methods and
 /// invalidation come from there. ``ConsumerTokenProvider`` keeps every rule of it. To write
 /// your own, implement the completion method:
 ///

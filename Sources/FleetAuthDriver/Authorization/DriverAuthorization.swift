@@ -1,6 +1,6 @@
 /// Supplies tokens for vehicle updates: the driver side of the token-provider contract.
 ///
-/// It is `TokenAuthorization` for vehicle contexts; the contract, the async methods and
+/// It is ``/FleetAuthCore/TokenAuthorization`` for vehicle contexts; the contract, the async methods and
 /// invalidation come from there. ``DriverTokenProvider`` keeps every rule of it. To write
 /// your own, implement the completion method:
 ///

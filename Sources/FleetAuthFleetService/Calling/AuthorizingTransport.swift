@@ -4,7 +4,7 @@ public import FleetAuthCore
 /// the rule of ``AuthorizedCaller``: the token fetched at call time, an expired one never
 /// sent, one invalidate-and-resend after a 401 or 403.
 ///
-/// Hand it to code that takes an `HTTPTransport` and should not know about tokens. Like
+/// Hand it to code that takes an ``/FleetAuthCore/HTTPTransport`` and should not know about tokens. Like
 /// any transport it returns the fleet service's answer whatever its status (after the one
 /// resend); it throws ``FleetServiceError`` when no token can be had (`token`), when no
 /// answer came (`network`), or for a URL that would send the token in clear text (`caller`).

@@ -3,7 +3,7 @@ public import FleetAuthCore
 /// Why a call to the fleet service (a vehicle update, a trip fetch) failed, and whose
 /// fault it was: the token, the network, the service, or the caller's input.
 ///
-/// Like `FleetAuthError` it never holds a token value; it names the token by
+/// Like ``/FleetAuthCore/FleetAuthError`` it never holds a token value; it names the token by
 /// ``tokenFingerprint``.
 public struct FleetServiceError: Error, CustomStringConvertible {
     /// Who is at fault. New faults may be added without breaking anyone.
@@ -36,7 +36,7 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     public let status: Int?
     /// The fingerprint of the token that was sent or refused, if any.
     public let tokenFingerprint: String?
-    /// The error that caused this one: a `FleetAuthError` for token faults, the
+    /// The error that caused this one: a ``/FleetAuthCore/FleetAuthError`` for token faults, the
     /// transport's error for network faults.
     public let underlyingError: (any Error)?
 

@@ -3,7 +3,7 @@ public import Foundation
 
 /// A token backend in process: it mints JWT-shaped tokens (`header.payload.signature`,
 /// base64url, fleet claims) for the vehicle or trip a request names, and answers in a
-/// chosen `TokenResponseFormat`.
+/// chosen ``/FleetAuthCore/TokenResponseFormat``.
 ///
 /// The signature part is a fixed placeholder, not a real RS256 signature: FleetAuth never
 /// verifies signatures on the client, so tests and demos need no key.

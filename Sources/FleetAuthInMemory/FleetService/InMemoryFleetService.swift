@@ -13,7 +13,7 @@ public import Foundation
 /// in the path (or is `"*"`). Signatures are not verified (in-memory tokens have none);
 /// the loopback HTTP fixture verifies real ones.
 ///
-/// Serves the routes FleetAuth's own calls use, as `FleetServiceEndpoint` builds them (one
+/// Serves the routes FleetAuth's own calls use, as ``/FleetAuthFleetService/FleetServiceEndpoint`` builds them (one
 /// table for both): `PUT /v1/providers/{p}/vehicles/{id}` and `PATCH …/deliveryVehicles/{id}`
 /// (store the body, answer it; a vehicle must be named under its flavor's claim key),
 /// `GET …/trips/{id}` (the trip's state from ``addTrip(_:vehicleID:duration:)``, 404 for

@@ -1,7 +1,7 @@
 public import FleetAuthCore
 public import Foundation
 
-/// An `HTTPTransport` that answers in process: for tests, demos and simulations.
+/// An ``/FleetAuthCore/HTTPTransport`` that answers in process: for tests, demos and simulations.
 ///
 /// Requests are matched to routes (method and path) whose closures answer them; every
 /// request is recorded; latency is slept on the injected clock; faults can be injected
