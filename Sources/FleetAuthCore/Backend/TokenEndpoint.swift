@@ -173,19 +173,18 @@ public struct TokenEndpoint: Sendable {
     private func checkedComponents(_ text: String, scope: AuthorizationScope?) throws(FleetAuthError)
         -> URLComponents
     {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            let host = components.host, !host.isEmpty
-        else {
-            throw configurationError(
-                "The token URL is not an absolute http(s) URL; write it as https://host/path.",
-                scope)
-        }
-        guard scheme == "https" || scheme == "http" else {
+        let notAbsolute = "The token URL is not an absolute http(s) URL; write it as https://host/path."
+        guard let components = URLComponents(string: text) else { throw configurationError(notAbsolute, scope) }
+        switch TokenCarryingURL.judge(
+            scheme: components.scheme, host: components.host, allowsInsecureHTTP: allowsInsecureHTTP)
+        {
+        case .allowed: break
+        case .notAbsolute: throw configurationError(notAbsolute, scope)
+        case .unsupportedScheme(let scheme):
             throw configurationError(
                 "The token URL's scheme `\(scheme)` is not http or https; the token backend must be an https URL.",
                 scope)
-        }
-        if scheme == "http", !allowsInsecureHTTP, !Self.isLoopback(host) {
+        case .clearText(let host):
             throw FleetAuthError(
                 reason: .insecureEndpoint,
                 message:
@@ -197,13 +196,5 @@ public struct TokenEndpoint: Sendable {
 
     private func configurationError(_ message: String, _ scope: AuthorizationScope?) -> FleetAuthError {
         FleetAuthError(reason: .invalidConfiguration, message: message, scope: scope)
-    }
-
-    /// Whether `host` is a loopback name or address: `localhost`, `127.0.0.0/8`, `::1`.
-    package static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" { return true }
-        let octets = host.split(separator: ".")
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }

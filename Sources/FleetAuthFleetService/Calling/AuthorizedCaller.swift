@@ -199,15 +199,16 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// Refuses a URL that would carry the token in clear text, before a token is fetched.
     private func checkTransport(_ url: URL) throws(FleetServiceError) {
-        let scheme = url.scheme?.lowercased()
-        guard let host = url.host, !host.isEmpty, scheme == "https" || scheme == "http" else {
+        switch TokenCarryingURL.judge(scheme: url.scheme, host: url.host) {
+        case .allowed: return
+        case .notAbsolute, .unsupportedScheme:
+            let scheme = url.scheme?.lowercased()
             throw FleetServiceError(
                 fault: .caller,
                 message:
                     "The request's URL is not an absolute https URL (scheme \(scheme.map { "`\($0)`" } ?? "missing")). Nothing was sent.",
                 scope: scope)
-        }
-        guard scheme == "https" || TokenEndpoint.isLoopback(host) else {
+        case .clearText(let host):
             throw FleetServiceError(
                 fault: .caller,
                 message:

@@ -67,14 +67,20 @@ public struct FleetServiceEndpoint: Sendable {
         } catch {
             throw refuse(error.message.replacingOccurrences(of: "pass the ID", with: "pass the provider (project) ID"))
         }
-        guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
-        else { throw refuse("The fleet service URL is not an absolute http(s) URL; write it as https://host.") }
-        guard scheme == "https" || (scheme == "http" && (allowsInsecureHTTP || TokenEndpoint.isLoopback(host))) else {
+        let notAbsolute = "The fleet service URL is not an absolute http(s) URL; write it as https://host."
+        guard let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            throw refuse(notAbsolute)
+        }
+        switch TokenCarryingURL.judge(
+            scheme: components.scheme, host: components.host, allowsInsecureHTTP: allowsInsecureHTTP)
+        {
+        case .allowed: break
+        case .notAbsolute: throw refuse(notAbsolute)
+        case .unsupportedScheme(let scheme): throw refuse("The fleet service URL's scheme `\(scheme)` is not https.")
+        case .clearText(let host):
             throw refuse(
-                scheme == "http"
-                    ? "The fleet service URL uses plain http to \(host), which would send tokens in clear text; use https (plain http only to loopback or with allowsInsecureHTTP)."
-                    : "The fleet service URL's scheme `\(scheme)` is not https.")
+                "The fleet service URL uses plain http to \(host), which would send tokens in clear text; use https (plain http only to loopback or with allowsInsecureHTTP)."
+            )
         }
         guard timeout > 0, timeout.isFinite else {
             throw refuse("The fleet service timeout must be a positive number of seconds.")

@@ -86,10 +86,21 @@ struct TokenEndpointTests {
     }
 
     @Test(arguments: ["localhost", "127.0.0.1", "::1", "[::1]", "api.localhost"])
-    func loopbackHosts(host: String) { #expect(TokenEndpoint.isLoopback(host)) }
+    func loopbackHosts(host: String) { #expect(TokenCarryingURL.isLoopback(host)) }
 
     @Test(arguments: ["example.com", "127.0.0.1.example.com", "10.0.0.1", "128.0.0.1", "localhost.example.com"])
-    func nonLoopbackHosts(host: String) { #expect(!TokenEndpoint.isLoopback(host)) }
+    func nonLoopbackHosts(host: String) { #expect(!TokenCarryingURL.isLoopback(host)) }
+
+    /// The one rule the token endpoint, the fleet-service endpoint and authorized calls share.
+    @Test func whichURLsMayCarryAToken() {
+        #expect(TokenCarryingURL.judge(scheme: "HTTPS", host: "api.example.com") == .allowed)
+        #expect(TokenCarryingURL.judge(scheme: "http", host: "127.0.0.1") == .allowed)
+        #expect(TokenCarryingURL.judge(scheme: "http", host: "api.example.com") == .clearText(host: "api.example.com"))
+        #expect(TokenCarryingURL.judge(scheme: "http", host: "api.example.com", allowsInsecureHTTP: true) == .allowed)
+        #expect(TokenCarryingURL.judge(scheme: "ftp", host: "api.example.com") == .unsupportedScheme("ftp"))
+        #expect(TokenCarryingURL.judge(scheme: "https", host: "") == .notAbsolute)
+        #expect(TokenCarryingURL.judge(scheme: nil, host: "api.example.com") == .notAbsolute)
+    }
 
     @Test(arguments: [
         ("https://api.example.com/token/driver/{vehicleId}", "https://api.example.com/token/driver/v%2042%2Fx"),
