@@ -16,7 +16,10 @@ let package = Package(
         .plugin(name: "CheckTokenEndpoint", targets: ["CheckTokenEndpoint"]),
     ],
     targets: [
-        .target(name: "FleetAuthCore"),
+        // The word-sized atomics FleetAuthCore's lookup path needs, in C: Synchronization's
+        // Atomic needs newer systems than FleetAuth supports. Not a product.
+        .target(name: "CFleetAuthAtomics"),
+        .target(name: "FleetAuthCore", dependencies: ["CFleetAuthAtomics"]),
         .target(name: "FleetAuthFleetService", dependencies: ["FleetAuthCore"]),
         .target(name: "FleetAuthDriver", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
@@ -136,7 +139,7 @@ if Context.environment["FLEETAUTH_FUZZ"] != nil {
 
 // Language settings shared by every target (plugins excluded): Swift 6 mode is the
 // tools-version default; these upcoming features keep the API surface explicit.
-for target in package.targets where target.type != .plugin {
+for target in package.targets where target.type != .plugin && target.name != "CFleetAuthAtomics" {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),

@@ -82,15 +82,35 @@ package struct TokenCache {
     /// One cached scope. A class, so that a lookup reads and marks it in place: nothing is
     /// copied but the token handed out.
     private final class Slot: @unchecked Sendable {
-        // Safe because a slot lives in one cache, which only its shard's lock lets anyone touch.
+        // Safe because a slot lives in one cache, which only its shard's lock lets anyone
+        // touch; `version` alone is read without it, and it is an atomic word.
         let scope: AuthorizationScope
         var entry: Entry
-        var referenced = false
+        var referenced = false {
+            didSet { if !referenced { bumpVersion() } }
+        }
+        /// Bumped on every change that must stop threads serving their copies of the
+        /// token (``ThreadTokenCache``): a new entry, removal, eviction, a cleared
+        /// reference bit. Written only under the shard's lock.
+        let version = AtomicWord()
 
         init(scope: AuthorizationScope, entry: Entry) {
             self.scope = scope
             self.entry = entry
         }
+
+        func bumpVersion() {
+            version.storeReleasing(version.loadRelaxed() &+ 1)
+        }
+    }
+
+    /// What a thread needs to serve its own copy of a slot's token: the slot's version
+    /// word, its value now, and the start of the token's refresh window, before which a
+    /// lookup changes nothing in the slot.
+    package struct SlotVersion {
+        let word: AtomicWord
+        let value: Int
+        let validUntil: TimeInterval
     }
 
     /// The most entries kept.
@@ -129,6 +149,16 @@ package struct TokenCache {
         }
     }
 
+    /// `scope`'s slot version, if its token may be copied at uptime `now`: it has an entry,
+    /// marked as used, and `now` is before the refresh window.
+    package func slotVersion(of scope: AuthorizationScope, at now: TimeInterval) -> SlotVersion? {
+        guard let found = positions.slot(of: scope) else { return nil }
+        return found._withUnsafeGuaranteedRef { slot in
+            guard slot.referenced, now < slot.entry.watchFrom else { return nil }
+            return SlotVersion(word: slot.version, value: slot.version.loadRelaxed(), validUntil: slot.entry.watchFrom)
+        }
+    }
+
     /// Evicts one entry other than `spared` the way a full cache does (the first the clock
     /// hand finds unreferenced); `nil` when there is no other entry.
     package mutating func evictOne(sparing spared: AuthorizationScope) -> AuthorizationScope? {
@@ -150,6 +180,7 @@ package struct TokenCache {
     package mutating func store(_ entry: Entry, for scope: AuthorizationScope) -> AuthorizationScope? {
         if let position = positions.position(of: scope) {
             slots[position]!.entry = entry
+            slots[position]!.bumpVersion()
             return nil
         }
         var evicted: AuthorizationScope?
@@ -162,6 +193,7 @@ package struct TokenCache {
         } else {
             position = nextVictim()
             evicted = slots[position]!.scope
+            slots[position]!.bumpVersion()
             positions.remove(evicted!)
         }
         let slot = Slot(scope: scope, entry: entry)
@@ -175,6 +207,7 @@ package struct TokenCache {
     @discardableResult
     package mutating func remove(_ scope: AuthorizationScope) -> Entry? {
         guard let position = positions.remove(scope) else { return nil }
+        slots[position]?.bumpVersion()
         let entry = slots[position]?.entry
         slots[position] = nil
         freePositions.append(position)
@@ -183,6 +216,7 @@ package struct TokenCache {
 
     /// Removes every entry.
     package mutating func removeAll() {
+        for slot in slots { slot?.bumpVersion() }
         slots.removeAll()
         positions = ScopeIndex()
         freePositions.removeAll()

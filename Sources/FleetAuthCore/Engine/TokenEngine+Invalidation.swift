@@ -85,6 +85,7 @@ extension TokenEngine {
                 total.activeFetches += state.flights.count
             }
         }
+        total.hits += threadHits.withLock { $0.reduce(0) { $0 + $1.loadRelaxed() } }
         return total
     }
 

@@ -37,6 +37,18 @@ package final class TokenEngine: Sendable {
     let states = TokenStateBroadcaster()
     /// Tokens cached over all shards. Taken inside a shard's lock, never the other way.
     let cachedCount = LockedState(0)
+    /// This engine's number, unique in the process: threads' copies of its tokens
+    /// (``ThreadTokenCache``) are keyed by it, so an engine at a dead one's address never
+    /// finds the dead one's copies.
+    let id = TokenEngine.nextID.withLock {
+        $0 += 1
+        return $0
+    }
+    private static let nextID = LockedState<UInt64>(0)
+    /// The thread-local key of ``ThreadTokenCache``, read here without a lazy global's check.
+    let threadCacheKey = ThreadTokenCache.key
+    /// The hits each thread served from its own copies, which ``statistics`` adds up.
+    let threadHits = LockedState<[AtomicWord]>([])
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     package init(configuration: Configuration) throws(FleetAuthError) {
@@ -104,9 +116,46 @@ package final class TokenEngine: Sendable {
     @usableFromInline
     package func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
         let now = clockIsSystem ? SystemWallClock.uptime() : clock.uptime()
-        // One hash lookup under the shard's lock; invalid scopes simply miss.
-        let lookup = shard(for: scope).withLock { $0.lookUp(scope, at: now) }
+        // The thread's own copy while the slot is unchanged: no lock, no shared write.
+        if let lines = ThreadTokenCache.currentLines(key: threadCacheKey),
+            let line = ThreadTokenCache.servingLine(in: lines, engineID: id, scope: scope, at: now),
+            let token = line.pointee.token
+        {
+            if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: token.fingerprint))) }
+            return token
+        }
+        return lookUpShared(scope, at: now)
+    }
+
+    /// The value of ``cachedUsableToken(for:)``: what every authorized call needs, handed
+    /// out with one reference count.
+    @usableFromInline
+    package func cachedUsableValue(for scope: AuthorizationScope) -> String? {
+        let now = clockIsSystem ? SystemWallClock.uptime() : clock.uptime()
+        if let lines = ThreadTokenCache.currentLines(key: threadCacheKey),
+            let line = ThreadTokenCache.servingLine(in: lines, engineID: id, scope: scope, at: now)
+        {
+            if let observer, let token = line.pointee.token {
+                observer(TokenEvent(.servedFresh(scope, fingerprint: token.fingerprint)))
+            }
+            return line.pointee.value
+        }
+        return lookUpShared(scope, at: now)?.value
+    }
+
+    /// A lookup the thread's lines could not serve: one hash lookup under the shard's lock
+    /// (invalid scopes simply miss), filling the thread's line when the scope comes back.
+    @inline(never)
+    private func lookUpShared(_ scope: AuthorizationScope, at now: TimeInterval) -> AuthToken? {
+        let threadCache = ThreadTokenCache.current(key: threadCacheKey)
+        let wantsFill = threadCache.wantsFill(engineID: id, scope: scope)
+        let (lookup, slot) = shard(for: scope).withLock { state in
+            let lookup = state.lookUp(scope, at: now)
+            guard wantsFill, case .fresh = lookup else { return (lookup, nil as TokenCache.SlotVersion?) }
+            return (lookup, state.cache.slotVersion(of: scope, at: now))
+        }
         if case .fresh(let token) = lookup {
+            if let slot { threadCache.fill(engine: self, scope: scope, token: token, slot: slot) }
             if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: token.fingerprint))) }
             return token
         }

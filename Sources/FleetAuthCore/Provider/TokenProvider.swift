@@ -75,8 +75,8 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
             // Inlinable so that apps get it specialized for their context type: this is the
             // call made at every location update. A cached token takes the synchronous path,
             // with no further async frame.
-            if let authorizationContext, let token = engine.cachedUsableToken(for: authorizationContext.scope) {
-                return token.value
+            if let authorizationContext, let value = engine.cachedUsableValue(for: authorizationContext.scope) {
+                return value
             }
             return try await Self.fetch(authorizationContext, from: engine).value
         }

@@ -123,6 +123,25 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
             expiresAtUptime: expiresAtUptime, uptimeClock: clock, issuerClockOffset: issuerClockOffset)
     }
 
+    /// The same token in storage of its own, its value copied into a new buffer: a thread
+    /// that hands out its own copy counts references on memory no other thread touches.
+    package func withOwnStorage() -> AuthToken {
+        let value = storage.value
+        let copiedValue = String(unsafeUninitializedCapacity: value.utf8.count) { buffer in
+            _ = buffer.initialize(from: value.utf8)
+            return value.utf8.count
+        }
+        return AuthToken(
+            storage: Storage(
+                value: copiedValue, scope: storage.scope, receivedAt: storage.receivedAt,
+                expiresAt: storage.expiresAt, lifetime: storage.lifetime, expiresAtUptime: storage.expiresAtUptime,
+                uptimeClock: storage.uptimeClock, issuerClockOffset: storage.issuerClockOffset))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
     /// How far the backend's clock (its `Date` header, or an `iat` in the device's future)
     /// ran ahead of the device's when the token arrived; negative when behind, 0 when
     /// unknown.

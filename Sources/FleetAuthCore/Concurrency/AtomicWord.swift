@@ -1,0 +1,55 @@
+internal import CFleetAuthAtomics
+
+/// One machine word that threads read and write without a lock, through C11 atomics.
+///
+/// Two uses in the lookup path: a cache slot's version, which its shard bumps under its
+/// lock and other threads read to tell whether their copy of the slot still holds, and a
+/// thread's hit count, which only that thread writes and ``TokenEngine/statistics`` reads.
+final class AtomicWord: @unchecked Sendable {
+    // Safe because the word is only ever read and written through the atomic operations
+    // below or the free functions that take its address, which the C memory model defines
+    // for concurrent use; the address is fixed for the object's life, and whoever holds it
+    // also holds the object.
+    private let word: UnsafeMutablePointer<Int>
+
+    /// The word's address, for a reader that keeps the object alive beside it and wants to
+    /// skip the object on its hot path.
+    var address: UnsafeMutablePointer<Int> { word }
+
+    /// Creates a word holding `value`.
+    init(_ value: Int = 0) {
+        word = .allocate(capacity: 1)
+        word.initialize(to: value)
+    }
+
+    deinit {
+        word.deallocate()
+    }
+
+    /// The value, with every write made before the store of it visible.
+    @inline(__always)
+    func loadAcquiring() -> Int { fleetauth_load_acquire(word) }
+
+    /// Stores `value`, publishing every earlier write to acquiring readers.
+    @inline(__always)
+    func storeReleasing(_ value: Int) { fleetauth_store_release(word, value) }
+
+    /// The value, unordered: for counters.
+    @inline(__always)
+    func loadRelaxed() -> Int { fleetauth_load_relaxed(word) }
+
+    /// Adds one when this thread is the word's only writer: a load and a store, no
+    /// read-modify-write, so nothing is locked on the way.
+    @inline(__always)
+    func incrementBySoleWriter() { fleetauthIncrementBySoleWriter(word) }
+}
+
+/// Reads the word at `address`, acquiring (see ``AtomicWord/loadAcquiring()``).
+@inline(__always)
+func fleetauthLoadAcquire(_ address: UnsafeMutablePointer<Int>) -> Int { fleetauth_load_acquire(address) }
+
+/// Adds one to the word at `address`, which only the calling thread writes.
+@inline(__always)
+func fleetauthIncrementBySoleWriter(_ address: UnsafeMutablePointer<Int>) {
+    fleetauth_store_relaxed(address, fleetauth_load_relaxed(address) &+ 1)
+}
