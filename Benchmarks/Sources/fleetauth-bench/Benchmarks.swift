@@ -259,36 +259,49 @@ enum Benchmarks {
         let order = (0..<200_000).map { _ in contexts[Int.random(in: 0..<count, using: &random)] }
         var index = 0
         result.lookupNanosecondsAtScale = try await Measure.medianNanoseconds(iterations: order.count / 31) {
-            sink.value &+= try await provider.token(for: order[index % order.count]).value.utf8.count
+            sink.value &+= try await provider.fetchToken(with: order[index % order.count]).utf8.count
             index += 1
         }
         let few = Array(contexts.prefix(10))
         let fewOrder = (0..<200_000).map { _ in few[Int.random(in: 0..<10, using: &random)] }
         index = 0
         result.lookupNanosecondsAtTen = try await Measure.medianNanoseconds(iterations: fewOrder.count / 31) {
-            sink.value &+= try await provider.token(for: fewOrder[index % fewOrder.count]).value.utf8.count
+            sink.value &+= try await provider.fetchToken(with: fewOrder[index % fewOrder.count]).utf8.count
             index += 1
         }
         // The same access patterns on a bare lock and a [String: String] of as many entries
-        // returning the token, to separate the SDK's cost from what random access over
-        // 100,000 entries costs anyway.
-        let lock = NSLock()
+        // handing the token out (as FleetAuth does: the caller owns the value it gets), to
+        // separate the SDK's cost from what random access over 100,000 entries costs anyway.
         var table: [String: String] = [:]
         for context in contexts { table[context.vehicleID] = provider.cachedUsableToken(for: context)?.value ?? "" }
-        let frozen = table
+        let bare = BareTable(table)
         let orderIDs = order.map(\.vehicleID)
         let fewIDs = fewOrder.map(\.vehicleID)
         index = 0
         result.bareNanosecondsAtScale = await Measure.medianNanoseconds(iterations: order.count / 31) {
-            sink.value &+= lock.withLock { frozen[orderIDs[index % orderIDs.count]]?.utf8.count ?? 0 }
+            sink.value &+= bare.token(for: orderIDs[index % orderIDs.count])?.utf8.count ?? 0
             index += 1
         }
         index = 0
         result.bareNanosecondsAtTen = await Measure.medianNanoseconds(iterations: fewOrder.count / 31) {
-            sink.value &+= lock.withLock { frozen[fewIDs[index % fewIDs.count]]?.utf8.count ?? 0 }
+            sink.value &+= bare.token(for: fewIDs[index % fewIDs.count])?.utf8.count ?? 0
             index += 1
         }
         return result
+    }
+
+    /// A lock around a `[String: String]`, handing out the value it finds: the bare
+    /// baseline of the scale benchmark. Not inlined, so that the value really leaves the
+    /// lock owned by the caller, as a token handed to a request does.
+    final class BareTable: Sendable {
+        private let lock = NSLock()
+        private let table: [String: String]
+        init(_ table: [String: String]) { self.table = table }
+
+        @inline(never)
+        func token(for key: String) -> String? {
+            lock.withLock { table[key] }
+        }
     }
 
     /// The `exp` of a JWT, read the way the seed sample reads it (JWT decoding is FleetAuth's

@@ -34,6 +34,12 @@ struct FleetAuthBench {
             print(day, ContinuousClock.now - start)
             return
         }
+        if let contexts = option("--scale") {
+            // Only memory and lookup at the number of contexts given.
+            let scale = try await Benchmarks.scale(contexts: Int(contexts))
+            print(scale, "extra over bare's", scale.extraOverBare)
+            return
+        }
         func progress(_ text: String) { FileHandle.standardError.write(Data("… \(text)\n".utf8)) }
 
         progress("lookup against its peers")

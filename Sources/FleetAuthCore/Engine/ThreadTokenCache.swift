@@ -167,9 +167,10 @@ final class ThreadTokenCache {
         return false
     }
 
-    /// Fills `scope`'s line with `token`, served while `slot` keeps its version and the
-    /// clock is before the slot's `validUntil`.
-    func fill(engine: TokenEngine, scope: AuthorizationScope, token: AuthToken, slot: TokenCache.SlotVersion) {
+    /// Fills `scope`'s line with the slot's token, served while `slot` keeps its version
+    /// and the clock is before the slot's `validUntil`.
+    func fill(engine: TokenEngine, scope: AuthorizationScope, slot: TokenCache.SlotVersion) {
+        let token = slot.token
         let line = Self.line(in: lines, engineID: engine.id, scopeHash: scope.hashCode)
         let hits = hitCounter(for: engine)
         line.pointee = Line(

@@ -19,6 +19,9 @@ package struct TokenCache {
     /// (``RefreshPolicy/outageReserve(forLifetime:)``).
     package struct Entry: Sendable {
         package let token: AuthToken
+        /// The token's value, held here too so that a lookup handing out only the value
+        /// does not touch the token's storage.
+        package let value: String
         /// Where the full refresh window starts (uptime); never stale before it.
         package let watchFrom: TimeInterval
         /// When a lookup should start a background refresh (uptime).
@@ -46,6 +49,7 @@ package struct TokenCache {
             lookupInterval: TimeInterval = 0
         ) {
             self.token = token
+            value = token.value
             let expiresAt = token.expiresAtUptime ?? token.expiresAt.timeIntervalSince1970
             watchFrom = expiresAt - policy.refreshWindow(forLifetime: token.lifetime)
             expiringAt = expiresAt - policy.minimumRemaining(forLifetime: token.lifetime)
@@ -104,10 +108,11 @@ package struct TokenCache {
         }
     }
 
-    /// What a thread needs to serve its own copy of a slot's token: the slot's version
-    /// word, its value now, and the start of the token's refresh window, before which a
-    /// lookup changes nothing in the slot.
+    /// What a thread needs to serve its own copy of a slot's token: the token, the slot's
+    /// version word, its value now, and the start of the token's refresh window, before
+    /// which a lookup changes nothing in the slot.
     package struct SlotVersion {
+        let token: AuthToken
         let word: AtomicWord
         let value: Int
         let validUntil: TimeInterval
@@ -155,7 +160,22 @@ package struct TokenCache {
         guard let found = positions.slot(of: scope) else { return nil }
         return found._withUnsafeGuaranteedRef { slot in
             guard slot.referenced, now < slot.entry.watchFrom else { return nil }
-            return SlotVersion(word: slot.version, value: slot.version.loadRelaxed(), validUntil: slot.entry.watchFrom)
+            return SlotVersion(
+                token: slot.entry.token, word: slot.version, value: slot.version.loadRelaxed(),
+                validUntil: slot.entry.watchFrom)
+        }
+    }
+
+    /// The value of `scope`'s token if ``use(_:at:)`` finds it fresh at `now`, marking and
+    /// recording the lookup the same way; `nil` otherwise. Both are idempotent at one
+    /// `now`, so a caller may follow a `nil` with ``use(_:at:)``.
+    @inline(__always)
+    package mutating func useFreshValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
+        guard let found = positions.slot(of: scope) else { return nil }
+        return found._withUnsafeGuaranteedRef { slot in
+            if !slot.referenced { slot.referenced = true }
+            if now >= slot.entry.watchFrom { slot.entry.recordLookup(at: now) }
+            return slot.entry.freshness(at: now) == .fresh ? slot.entry.value : nil
         }
     }
 

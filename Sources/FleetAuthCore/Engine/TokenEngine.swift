@@ -140,7 +140,22 @@ package final class TokenEngine: Sendable {
             }
             return line.pointee.value
         }
-        return lookUpShared(scope, at: now)?.value
+        return lookUpSharedValue(scope, at: now)
+    }
+
+    /// ``lookUpShared(_:at:)`` for the value alone: a fresh token's storage is not touched.
+    @inline(never)
+    private func lookUpSharedValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
+        let threadCache = ThreadTokenCache.current(key: threadCacheKey)
+        let wantsFill = threadCache.wantsFill(engineID: id, scope: scope)
+        let fresh = shard(for: scope).withLock { state -> (String, TokenCache.SlotVersion?)? in
+            guard let value = state.lookUpFreshValue(scope, at: now) else { return nil }
+            return (value, wantsFill ? state.cache.slotVersion(of: scope, at: now) : nil)
+        }
+        guard let (value, slot) = fresh else { return lookUpShared(scope, at: now)?.value }
+        if let slot { threadCache.fill(engine: self, scope: scope, slot: slot) }
+        if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: AuthToken.fingerprint(of: value)))) }
+        return value
     }
 
     /// A lookup the thread's lines could not serve: one hash lookup under the shard's lock
@@ -155,7 +170,7 @@ package final class TokenEngine: Sendable {
             return (lookup, state.cache.slotVersion(of: scope, at: now))
         }
         if case .fresh(let token) = lookup {
-            if let slot { threadCache.fill(engine: self, scope: scope, token: token, slot: slot) }
+            if let slot { threadCache.fill(engine: self, scope: scope, slot: slot) }
             if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: token.fingerprint))) }
             return token
         }

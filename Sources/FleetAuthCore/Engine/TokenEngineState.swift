@@ -104,6 +104,14 @@ struct TokenEngineState {
         }
     }
 
+    /// `scope`'s token value if it is fresh at uptime `now`, counted as a hit; `nil`
+    /// otherwise, for ``lookUp(_:at:)`` to decide (the two agree at one `now`).
+    mutating func lookUpFreshValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
+        guard let value = cache.useFreshValue(scope, at: now) else { return nil }
+        hits &+= 1
+        return value
+    }
+
     /// Claims the scope's flight slot for a fetch with no waiter yet (a background
     /// refresh), unless a fetch already runs or the scope is cooling down after a failure.
     /// - Returns: the new flight's ID.
