@@ -114,7 +114,9 @@ final class ThreadTokenCache {
 
     /// The calling thread's cache, made on first use.
     static func current(key: pthread_key_t) -> ThreadTokenCache {
-        if let raw = pthread_getspecific(key) { return Unmanaged<ThreadTokenCache>.fromOpaque(raw).takeUnretainedValue() }
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<ThreadTokenCache>.fromOpaque(raw).takeUnretainedValue()
+        }
         let cache = ThreadTokenCache()
         pthread_setspecific(key, Unmanaged.passRetained(cache).toOpaque())
         return cache
@@ -161,7 +163,14 @@ final class ThreadTokenCache {
     func wantsFill(engineID: UInt64, scope: AuthorizationScope) -> Bool {
         let line = Self.line(in: lines, engineID: engineID, scopeHash: scope.hashCode)
         if line.pointee.candidateEngineID == engineID, line.pointee.candidateHash == scope.hashCode { return true }
-        if line.pointee.engineID == engineID, line.pointee.scopeHash == scope.hashCode { return true }
+        if line.pointee.engineID == engineID, line.pointee.scopeHash == scope.hashCode {
+            // Out of date: drop the token now, so a secret the cache let go of does not stay
+            // here until the line is reused.
+            line.pointee.token = nil
+            line.pointee.value = ""
+            line.pointee.versionAddress = nil
+            return true
+        }
         line.pointee.candidateEngineID = engineID
         line.pointee.candidateHash = scope.hashCode
         return false

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// One engine serves many scopes (vehicles, trips). Per scope it keeps at most one cached
 /// token and at most one fetch in flight:
-/// - a fresh token is returned at once, under a lock, without suspending;
+/// - a fresh token is returned at once without suspending: from the calling thread's own
+///   line when the thread keeps asking for the scope (``ThreadTokenCache``: no lock, no
+///   write to shared memory), else under the shard's lock;
 /// - a stale token is returned at once and one background refresh starts;
 /// - an expiring or missing token makes callers wait for the single in-flight fetch,
 ///   which every concurrent caller shares (N callers, one request);
@@ -135,10 +137,10 @@ package final class TokenEngine: Sendable {
         if let lines = ThreadTokenCache.currentLines(key: threadCacheKey),
             let line = ThreadTokenCache.servingLine(in: lines, engineID: id, scope: scope, at: now)
         {
-            if let observer, let token = line.pointee.token {
-                observer(TokenEvent(.servedFresh(scope, fingerprint: token.fingerprint)))
-            }
-            return line.pointee.value
+            // Read before the observer runs: it may look tokens up itself and refill the line.
+            let value = line.pointee.value
+            if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: AuthToken.fingerprint(of: value)))) }
+            return value
         }
         return lookUpSharedValue(scope, at: now)
     }

@@ -90,7 +90,9 @@ struct ThreadTokenCacheTests {
         let scope = v42
         let served = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<4 {
-                group.addTask { (0..<500).reduce(0) { sum, _ in sum + (engine.cachedUsableToken(for: scope) == nil ? 0 : 1) } }
+                group.addTask {
+                    (0..<500).reduce(0) { sum, _ in sum + (engine.cachedUsableToken(for: scope) == nil ? 0 : 1) }
+                }
             }
             return await group.reduce(0, +)
         }
