@@ -19,6 +19,24 @@ enum Measure {
         return median(samples)
     }
 
+    /// Nanoseconds per iteration of each body, as medians of `batches` timed batches of
+    /// `iterations` each, the bodies' batches taken in turn: noise that comes and goes on
+    /// a shared machine then weighs on every body alike, and their ratios hold.
+    static func interleavedMedianNanoseconds(
+        batches: Int = 31, iterations: Int, _ bodies: [() async throws -> Void]
+    ) async throws -> [Double] {
+        let clock = ContinuousClock()
+        var samples = Array(repeating: [Double](), count: bodies.count)
+        for _ in 0..<batches {
+            for (index, body) in bodies.enumerated() {
+                let start = clock.now
+                for _ in 0..<iterations { try await body() }
+                samples[index].append(seconds(clock.now - start) * 1e9 / Double(iterations))
+            }
+        }
+        return samples.map(median)
+    }
+
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]

@@ -88,19 +88,24 @@ package struct TokenCache {
     private final class Slot: @unchecked Sendable {
         // Safe because a slot lives in one cache, which only its shard's lock lets anyone
         // touch; `version` alone is read without it, and it is an atomic word.
-        let scope: AuthorizationScope
-        var entry: Entry
+        // The fields a lookup reads come first, in declaration order, so that they share
+        // as few cache lines as they can: a lookup over many scopes misses on each.
         var referenced = false {
             didSet { if !referenced { bumpVersion() } }
         }
+        /// Where the slot is in the ring.
+        let position: Int
+        let scope: AuthorizationScope
+        var entry: Entry
         /// Bumped on every change that must stop threads serving their copies of the
         /// token (``ThreadTokenCache``): a new entry, removal, eviction, a cleared
         /// reference bit. Written only under the shard's lock.
         let version = AtomicWord()
 
-        init(scope: AuthorizationScope, entry: Entry) {
+        init(scope: AuthorizationScope, entry: Entry, position: Int) {
             self.scope = scope
             self.entry = entry
+            self.position = position
         }
 
         func bumpVersion() {
@@ -216,9 +221,9 @@ package struct TokenCache {
             slots[position]!.bumpVersion()
             positions.remove(evicted!)
         }
-        let slot = Slot(scope: scope, entry: entry)
+        let slot = Slot(scope: scope, entry: entry, position: position)
         slots[position] = slot
-        positions.insert(slot, at: position)
+        positions.insert(slot)
         return evicted
     }
 
@@ -260,17 +265,16 @@ package struct TokenCache {
 
     /// Where each scope's slot is: open addressing with linear probing over the scopes'
     /// precomputed hashes (``AuthorizationScope/hashCode``), so a lookup hashes nothing. A
-    /// bucket holds the hash and the slot itself beside the position, so a probe reads one
-    /// cache line and a hit goes straight to its slot (kept alive by `slots`). It grows
-    /// to keep at most half its buckets full; removal shifts later entries back, so no
-    /// tombstones build up.
+    /// bucket is 16 bytes, the hash and the slot itself, so a probe reads one cache line and
+    /// a hit goes straight to its slot (kept alive by `slots`; the slot knows its position).
+    /// It grows to keep at most half its buckets full; removal shifts later entries back,
+    /// so no tombstones build up.
     private struct ScopeIndex {
         private struct Bucket {
             /// The scope's hash.
             var hash: Int
-            /// The slot's position plus one; 0 is an empty bucket.
-            var stored: Int
-            /// The slot, unretained: `slots` owns it for as long as the bucket names it.
+            /// The slot, unretained: `slots` owns it for as long as the bucket names it;
+            /// `nil` for an empty bucket.
             var slot: Unmanaged<Slot>?
         }
 
@@ -279,7 +283,7 @@ package struct TokenCache {
         private(set) var count = 0
 
         init() {
-            buckets = Array(repeating: Bucket(hash: 0, stored: 0, slot: nil), count: 8)
+            buckets = Array(repeating: Bucket(hash: 0, slot: nil), count: 8)
             mask = 7
         }
 
@@ -290,10 +294,8 @@ package struct TokenCache {
             var index = hash & mask
             while true {
                 let bucket = buckets[index]
-                if bucket.stored == 0 { return (index, false) }
-                if bucket.hash == hash,
-                    bucket.slot?._withUnsafeGuaranteedRef({ $0.scope.sameIDs(as: scope) }) == true
-                {
+                guard let slot = bucket.slot else { return (index, false) }
+                if bucket.hash == hash, slot._withUnsafeGuaranteedRef({ $0.scope.sameIDs(as: scope) }) {
                     return (index, true)
                 }
                 index = (index + 1) & mask
@@ -310,16 +312,15 @@ package struct TokenCache {
         /// The position of `scope`'s slot, if it has one.
         @inline(__always)
         func position(of scope: AuthorizationScope) -> Int? {
-            let (index, found) = bucket(of: scope)
-            return found ? buckets[index].stored - 1 : nil
+            slot(of: scope)?._withUnsafeGuaranteedRef { $0.position }
         }
 
-        /// Records that `slot`, whose scope had none, is at `position`.
-        mutating func insert(_ slot: Slot, at position: Int) {
+        /// Records `slot`, whose scope had none.
+        mutating func insert(_ slot: Slot) {
             if (count + 1) * 2 > buckets.count { grow() }
             var index = slot.scope.hashCode & mask
-            while buckets[index].stored != 0 { index = (index + 1) & mask }
-            buckets[index] = Bucket(hash: slot.scope.hashCode, stored: position + 1, slot: .passUnretained(slot))
+            while buckets[index].slot != nil { index = (index + 1) & mask }
+            buckets[index] = Bucket(hash: slot.scope.hashCode, slot: .passUnretained(slot))
             count += 1
         }
 
@@ -327,11 +328,11 @@ package struct TokenCache {
         @discardableResult
         mutating func remove(_ scope: AuthorizationScope) -> Int? {
             var (hole, found) = bucket(of: scope)
-            guard found else { return nil }
-            let position = buckets[hole].stored - 1
+            guard found, let removed = buckets[hole].slot else { return nil }
+            let position = removed._withUnsafeGuaranteedRef { $0.position }
             // Shift back every later entry of the run that may move into the hole.
             var next = (hole + 1) & mask
-            while buckets[next].stored != 0 {
+            while buckets[next].slot != nil {
                 let home = buckets[next].hash & mask
                 let movable = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
                 if movable {
@@ -340,18 +341,18 @@ package struct TokenCache {
                 }
                 next = (next + 1) & mask
             }
-            buckets[hole] = Bucket(hash: 0, stored: 0, slot: nil)
+            buckets[hole] = Bucket(hash: 0, slot: nil)
             count -= 1
             return position
         }
 
         private mutating func grow() {
             let old = buckets
-            buckets = Array(repeating: Bucket(hash: 0, stored: 0, slot: nil), count: old.count * 2)
+            buckets = Array(repeating: Bucket(hash: 0, slot: nil), count: old.count * 2)
             mask = buckets.count - 1
-            for bucket in old where bucket.stored != 0 {
+            for bucket in old where bucket.slot != nil {
                 var index = bucket.hash & mask
-                while buckets[index].stored != 0 { index = (index + 1) & mask }
+                while buckets[index].slot != nil { index = (index + 1) & mask }
                 buckets[index] = bucket
             }
         }
