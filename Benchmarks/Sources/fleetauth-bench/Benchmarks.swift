@@ -268,25 +268,28 @@ enum Benchmarks {
         let orderIDs = order.map(\.vehicleID)
         let fewIDs = fewOrder.map(\.vehicleID)
         // Each pattern walks its own sequence, from where its last batch stopped.
-        var cursors = [0, 0, 0, 0]
+        var atScale = 0
+        var atTen = 0
+        var bareAtScale = 0
+        var bareAtTen = 0
         let medians = try await Measure.interleavedMedianNanoseconds(
             iterations: order.count / 31,
             [
                 {
-                    sink.value &+= try await provider.fetchToken(with: order[cursors[0] % order.count]).utf8.count
-                    cursors[0] += 1
+                    sink.value &+= try await provider.fetchToken(with: order[atScale]).utf8.count
+                    atScale = atScale == order.count - 1 ? 0 : atScale + 1
                 },
                 {
-                    sink.value &+= try await provider.fetchToken(with: fewOrder[cursors[1] % fewOrder.count]).utf8.count
-                    cursors[1] += 1
+                    sink.value &+= try await provider.fetchToken(with: fewOrder[atTen]).utf8.count
+                    atTen = atTen == fewOrder.count - 1 ? 0 : atTen + 1
                 },
                 {
-                    sink.value &+= bare.token(for: orderIDs[cursors[2] % orderIDs.count])?.utf8.count ?? 0
-                    cursors[2] += 1
+                    sink.value &+= bare.token(for: orderIDs[bareAtScale])?.utf8.count ?? 0
+                    bareAtScale = bareAtScale == orderIDs.count - 1 ? 0 : bareAtScale + 1
                 },
                 {
-                    sink.value &+= bare.token(for: fewIDs[cursors[3] % fewIDs.count])?.utf8.count ?? 0
-                    cursors[3] += 1
+                    sink.value &+= bare.token(for: fewIDs[bareAtTen])?.utf8.count ?? 0
+                    bareAtTen = bareAtTen == fewIDs.count - 1 ? 0 : bareAtTen + 1
                 },
             ])
         result.lookupNanosecondsAtScale = medians[0]
