@@ -83,33 +83,52 @@ package struct TokenCache {
         }
     }
 
-    /// One cached scope. A class, so that a lookup reads and marks it in place: nothing is
-    /// copied but the token handed out.
+    /// One cached scope's entry and version. A class, so that a lookup records into it in
+    /// place; lookups before the refresh window never reach it (see ``Hot``).
     private final class Slot: @unchecked Sendable {
         // Safe because a slot lives in one cache, which only its shard's lock lets anyone
         // touch; `version` alone is read without it, and it is an atomic word.
-        // The fields a lookup reads come first, in declaration order, so that they share
-        // as few cache lines as they can: a lookup over many scopes misses on each.
-        var referenced = false {
-            didSet { if !referenced { bumpVersion() } }
-        }
-        /// Where the slot is in the ring.
-        let position: Int
-        let scope: AuthorizationScope
         var entry: Entry
         /// Bumped on every change that must stop threads serving their copies of the
         /// token (``ThreadTokenCache``): a new entry, removal, eviction, a cleared
         /// reference bit. Written only under the shard's lock.
         let version = AtomicWord()
 
-        init(scope: AuthorizationScope, entry: Entry, position: Int) {
-            self.scope = scope
+        init(entry: Entry) {
             self.entry = entry
-            self.position = position
         }
 
         func bumpVersion() {
             version.storeReleasing(version.loadRelaxed() &+ 1)
+        }
+    }
+
+    /// What a lookup before the token's refresh window needs, for every position of the
+    /// ring, side by side in one array: such a lookup reads its index bucket and this
+    /// record, nothing else, so a lookup spread over many scopes misses on two small,
+    /// dense arrays instead of objects scattered over the heap.
+    private struct Hot {
+        /// The scope at this position; `nil` when the position is free.
+        var scope: AuthorizationScope?
+        /// The token's value.
+        var value: String
+        /// Where the token's full refresh window starts (uptime): before it, a lookup is
+        /// fresh and records nothing.
+        var watchFrom: TimeInterval
+        /// The CLOCK reference bit.
+        var referenced: Bool
+
+        static let free = Hot(scope: nil, value: "", watchFrom: -.infinity, referenced: false)
+
+        init(scope: AuthorizationScope?, value: String, watchFrom: TimeInterval, referenced: Bool) {
+            self.scope = scope
+            self.value = value
+            self.watchFrom = watchFrom
+            self.referenced = referenced
+        }
+
+        init(scope: AuthorizationScope, entry: Entry) {
+            self.init(scope: scope, value: entry.value, watchFrom: entry.watchFrom, referenced: false)
         }
     }
 
@@ -125,24 +144,25 @@ package struct TokenCache {
 
     /// The most entries kept.
     package let capacity: Int
-    /// The ring the clock hand walks; a `nil` slot is free.
+    /// The ring the clock hand walks, in two parallel arrays: each position's entry (`nil`
+    /// when free) and its ``Hot`` record.
     private var slots: [Slot?] = []
-    /// Where each scope's slot is.
-    private var positions: ScopeIndex
+    private var hot: [Hot] = []
+    /// Where each scope's position is.
+    private var positions = ScopeIndex()
     private var freePositions: [Int] = []
     private var hand = 0
 
     /// Creates an empty cache holding at most `capacity` entries (at least one).
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
-        positions = ScopeIndex()
     }
 
     /// How many scopes have an entry.
     package var count: Int { positions.count }
 
     /// The scopes that have an entry.
-    package var scopes: [AuthorizationScope] { slots.compactMap { $0?.scope } }
+    package var scopes: [AuthorizationScope] { hot.compactMap(\.scope) }
 
     /// The token for `scope`, its state at `now` and whether it is above its outage floor,
     /// marking the entry as used so eviction passes it over once, and recording the lookup
@@ -151,60 +171,61 @@ package struct TokenCache {
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
-        guard let found = positions.slot(of: scope) else { return nil }
-        return found._withUnsafeGuaranteedRef { slot in
-            if !slot.referenced { slot.referenced = true }
-            if now >= slot.entry.watchFrom { slot.entry.recordLookup(at: now) }
-            return (slot.entry.token, slot.entry.freshness(at: now), now < slot.entry.floorAt)
-        }
+        guard let position = positions.position(of: scope, in: hot) else { return nil }
+        if !hot[position].referenced { hot[position].referenced = true }
+        let slot = slots[position].unsafelyUnwrapped
+        if now >= slot.entry.watchFrom { slot.entry.recordLookup(at: now) }
+        return (slot.entry.token, slot.entry.freshness(at: now), now < slot.entry.floorAt)
+    }
+
+    /// The value of `scope`'s token if ``use(_:at:)`` finds it fresh at `now`, marking and
+    /// recording the lookup the same way; `nil` otherwise. Both are idempotent at one
+    /// `now`, so a caller may follow a `nil` with ``use(_:at:)``. Before the refresh window
+    /// it reads only the index and the position's ``Hot`` record.
+    @inline(__always)
+    package mutating func useFreshValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
+        guard let position = positions.position(of: scope, in: hot) else { return nil }
+        if !hot[position].referenced { hot[position].referenced = true }
+        if now < hot[position].watchFrom { return hot[position].value }
+        let slot = slots[position].unsafelyUnwrapped
+        slot.entry.recordLookup(at: now)
+        return slot.entry.freshness(at: now) == .fresh ? slot.entry.value : nil
     }
 
     /// `scope`'s slot version, if its token may be copied at uptime `now`: it has an entry,
     /// marked as used, and `now` is before the refresh window.
     package func slotVersion(of scope: AuthorizationScope, at now: TimeInterval) -> SlotVersion? {
-        guard let found = positions.slot(of: scope) else { return nil }
-        return found._withUnsafeGuaranteedRef { slot in
-            guard slot.referenced, now < slot.entry.watchFrom else { return nil }
-            return SlotVersion(
-                token: slot.entry.token, word: slot.version, value: slot.version.loadRelaxed(),
-                validUntil: slot.entry.watchFrom)
-        }
-    }
-
-    /// The value of `scope`'s token if ``use(_:at:)`` finds it fresh at `now`, marking and
-    /// recording the lookup the same way; `nil` otherwise. Both are idempotent at one
-    /// `now`, so a caller may follow a `nil` with ``use(_:at:)``.
-    @inline(__always)
-    package mutating func useFreshValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
-        guard let found = positions.slot(of: scope) else { return nil }
-        return found._withUnsafeGuaranteedRef { slot in
-            if !slot.referenced { slot.referenced = true }
-            if now >= slot.entry.watchFrom { slot.entry.recordLookup(at: now) }
-            return slot.entry.freshness(at: now) == .fresh ? slot.entry.value : nil
-        }
+        guard let position = positions.position(of: scope, in: hot), hot[position].referenced,
+            now < hot[position].watchFrom, let slot = slots[position]
+        else { return nil }
+        return SlotVersion(
+            token: slot.entry.token, word: slot.version, value: slot.version.loadRelaxed(),
+            validUntil: hot[position].watchFrom)
     }
 
     /// Evicts one entry other than `spared` the way a full cache does (the first the clock
     /// hand finds unreferenced); `nil` when there is no other entry.
     package mutating func evictOne(sparing spared: AuthorizationScope) -> AuthorizationScope? {
-        guard positions.count > (positions.position(of: spared) == nil ? 0 : 1) else { return nil }
+        guard positions.count > (positions.position(of: spared, in: hot) == nil ? 0 : 1) else { return nil }
         var victim = nextVictim()
-        while slots[victim] == nil || slots[victim]!.scope == spared { victim = nextVictim() }
-        let scope = slots[victim]!.scope
+        while hot[victim].scope == nil || hot[victim].scope == spared { victim = nextVictim() }
+        let scope = hot[victim].scope!
         remove(scope)
         return scope
     }
 
     /// The entry for `scope`, without marking it as used.
     package func peek(_ scope: AuthorizationScope) -> Entry? {
-        positions.position(of: scope).flatMap { slots[$0]?.entry }
+        positions.position(of: scope, in: hot).flatMap { slots[$0]?.entry }
     }
 
     /// Stores `entry` for `scope`, replacing any earlier one.
     /// - Returns: the scope evicted to make room, if any.
     package mutating func store(_ entry: Entry, for scope: AuthorizationScope) -> AuthorizationScope? {
-        if let position = positions.position(of: scope) {
+        if let position = positions.position(of: scope, in: hot) {
             slots[position]!.entry = entry
+            hot[position].value = entry.value
+            hot[position].watchFrom = entry.watchFrom
             slots[position]!.bumpVersion()
             return nil
         }
@@ -214,16 +235,17 @@ package struct TokenCache {
             position = free
         } else if slots.count < capacity {
             slots.append(nil)
+            hot.append(.free)
             position = slots.count - 1
         } else {
             position = nextVictim()
-            evicted = slots[position]!.scope
+            evicted = hot[position].scope
             slots[position]!.bumpVersion()
-            positions.remove(evicted!)
+            positions.remove(evicted!, in: hot)
         }
-        let slot = Slot(scope: scope, entry: entry, position: position)
-        slots[position] = slot
-        positions.insert(slot)
+        slots[position] = Slot(entry: entry)
+        hot[position] = Hot(scope: scope, entry: entry)
+        positions.insert(scope, at: position)
         return evicted
     }
 
@@ -231,10 +253,11 @@ package struct TokenCache {
     /// - Returns: the removed entry, if there was one.
     @discardableResult
     package mutating func remove(_ scope: AuthorizationScope) -> Entry? {
-        guard let position = positions.remove(scope) else { return nil }
+        guard let position = positions.remove(scope, in: hot) else { return nil }
         slots[position]?.bumpVersion()
         let entry = slots[position]?.entry
         slots[position] = nil
+        hot[position] = .free
         freePositions.append(position)
         return entry
     }
@@ -243,97 +266,94 @@ package struct TokenCache {
     package mutating func removeAll() {
         for slot in slots { slot?.bumpVersion() }
         slots.removeAll()
+        hot.removeAll()
         positions = ScopeIndex()
         freePositions.removeAll()
         hand = 0
     }
 
     /// The position of the entry to evict: the first one the hand finds with its reference
-    /// bit clear (or a free slot, which only ``evictOne()`` can meet and skips). Bits it
-    /// passes are cleared, so two turns at most.
+    /// bit clear (or a free position, which only ``evictOne(sparing:)`` can meet and skips).
+    /// Bits it passes are cleared, each clearing bumping its slot's version, so two turns
+    /// at most.
     private mutating func nextVictim() -> Int {
         while true {
             defer { hand = (hand + 1) % slots.count }
-            guard let slot = slots[hand] else { return hand }  // free: the caller skips it
-            if slot.referenced {
-                slot.referenced = false
+            guard hot[hand].scope != nil else { return hand }  // free: the caller skips it
+            if hot[hand].referenced {
+                hot[hand].referenced = false
+                slots[hand]?.bumpVersion()
             } else {
                 return hand
             }
         }
     }
 
-    /// Where each scope's slot is: open addressing with linear probing over the scopes'
-    /// precomputed hashes (``AuthorizationScope/hashCode``), so a lookup hashes nothing. A
-    /// bucket is 16 bytes, the hash and the slot itself, so a probe reads one cache line and
-    /// a hit goes straight to its slot (kept alive by `slots`; the slot knows its position).
-    /// It grows to keep at most half its buckets full; removal shifts later entries back,
-    /// so no tombstones build up.
+    /// Where each scope's position is: open addressing with linear probing over the low 32
+    /// bits of the scopes' precomputed hashes (``AuthorizationScope/hashCode``), so a
+    /// lookup hashes nothing. A bucket is 8 bytes (the hash bits and the position), so the
+    /// index of 100,000 scopes is 2 MB. It grows to keep at most half its buckets full;
+    /// removal shifts later entries back, so no tombstones build up. The scopes themselves
+    /// are in the ``Hot`` records, which every call passes in.
     private struct ScopeIndex {
         private struct Bucket {
-            /// The scope's hash.
-            var hash: Int
-            /// The slot, unretained: `slots` owns it for as long as the bucket names it;
-            /// `nil` for an empty bucket.
-            var slot: Unmanaged<Slot>?
+            /// The low 32 bits of the scope's hash.
+            var hash: UInt32
+            /// The position plus one; 0 is an empty bucket.
+            var stored: UInt32
         }
 
-        private var buckets: [Bucket]
-        private var mask: Int
+        private var buckets = Array(repeating: Bucket(hash: 0, stored: 0), count: 8)
+        private var mask = 7
         private(set) var count = 0
 
-        init() {
-            buckets = Array(repeating: Bucket(hash: 0, slot: nil), count: 8)
-            mask = 7
+        @inline(__always)
+        private static func bits(of scope: AuthorizationScope) -> UInt32 {
+            UInt32(truncatingIfNeeded: scope.hashCode)
         }
 
         /// The bucket holding `scope`, or the empty bucket where it would go.
         @inline(__always)
-        private func bucket(of scope: AuthorizationScope) -> (index: Int, found: Bool) {
-            let hash = scope.hashCode
-            var index = hash & mask
+        private func bucket(of scope: AuthorizationScope, in hot: [Hot]) -> (index: Int, found: Bool) {
+            let hash = Self.bits(of: scope)
+            var index = Int(hash) & mask
             while true {
                 let bucket = buckets[index]
-                guard let slot = bucket.slot else { return (index, false) }
-                if bucket.hash == hash, slot._withUnsafeGuaranteedRef({ $0.scope.sameIDs(as: scope) }) {
+                if bucket.stored == 0 { return (index, false) }
+                if bucket.hash == hash, hot[Int(bucket.stored) - 1].scope?.sameIDs(as: scope) == true {
                     return (index, true)
                 }
                 index = (index + 1) & mask
             }
         }
 
-        /// `scope`'s slot, if it has one.
+        /// The position of `scope`'s entry, if it has one.
         @inline(__always)
-        func slot(of scope: AuthorizationScope) -> Unmanaged<Slot>? {
-            let (index, found) = bucket(of: scope)
-            return found ? buckets[index].slot : nil
+        func position(of scope: AuthorizationScope, in hot: [Hot]) -> Int? {
+            let (index, found) = bucket(of: scope, in: hot)
+            return found ? Int(buckets[index].stored) - 1 : nil
         }
 
-        /// The position of `scope`'s slot, if it has one.
-        @inline(__always)
-        func position(of scope: AuthorizationScope) -> Int? {
-            slot(of: scope)?._withUnsafeGuaranteedRef { $0.position }
-        }
-
-        /// Records `slot`, whose scope had none.
-        mutating func insert(_ slot: Slot) {
+        /// Records that `scope`, which had no entry, is at `position`.
+        mutating func insert(_ scope: AuthorizationScope, at position: Int) {
             if (count + 1) * 2 > buckets.count { grow() }
-            var index = slot.scope.hashCode & mask
-            while buckets[index].slot != nil { index = (index + 1) & mask }
-            buckets[index] = Bucket(hash: slot.scope.hashCode, slot: .passUnretained(slot))
+            let hash = Self.bits(of: scope)
+            var index = Int(hash) & mask
+            while buckets[index].stored != 0 { index = (index + 1) & mask }
+            buckets[index] = Bucket(hash: hash, stored: UInt32(position + 1))
             count += 1
         }
 
-        /// Forgets `scope`; returns the position its slot had.
+        /// Forgets `scope`; returns the position its entry had.
         @discardableResult
-        mutating func remove(_ scope: AuthorizationScope) -> Int? {
-            var (hole, found) = bucket(of: scope)
-            guard found, let removed = buckets[hole].slot else { return nil }
-            let position = removed._withUnsafeGuaranteedRef { $0.position }
+        mutating func remove(_ scope: AuthorizationScope, in hot: [Hot]) -> Int? {
+            var (hole, found) = bucket(of: scope, in: hot)
+            guard found else { return nil }
+            let position = Int(buckets[hole].stored) - 1
             // Shift back every later entry of the run that may move into the hole.
             var next = (hole + 1) & mask
-            while buckets[next].slot != nil {
-                let home = buckets[next].hash & mask
+            while buckets[next].stored != 0 {
+                let home = Int(buckets[next].hash) & mask
                 let movable = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
                 if movable {
                     buckets[hole] = buckets[next]
@@ -341,18 +361,18 @@ package struct TokenCache {
                 }
                 next = (next + 1) & mask
             }
-            buckets[hole] = Bucket(hash: 0, slot: nil)
+            buckets[hole] = Bucket(hash: 0, stored: 0)
             count -= 1
             return position
         }
 
         private mutating func grow() {
             let old = buckets
-            buckets = Array(repeating: Bucket(hash: 0, slot: nil), count: old.count * 2)
+            buckets = Array(repeating: Bucket(hash: 0, stored: 0), count: old.count * 2)
             mask = buckets.count - 1
-            for bucket in old where bucket.slot != nil {
-                var index = bucket.hash & mask
-                while buckets[index].slot != nil { index = (index + 1) & mask }
+            for bucket in old where bucket.stored != 0 {
+                var index = Int(bucket.hash) & mask
+                while buckets[index].stored != 0 { index = (index + 1) & mask }
                 buckets[index] = bucket
             }
         }
