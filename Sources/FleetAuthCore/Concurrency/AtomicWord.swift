@@ -26,10 +26,6 @@ final class AtomicWord: @unchecked Sendable {
         word.deallocate()
     }
 
-    /// The value, with every write made before the store of it visible.
-    @inline(__always)
-    func loadAcquiring() -> Int { fleetauth_load_acquire(word) }
-
     /// Stores `value`, publishing every earlier write to acquiring readers.
     @inline(__always)
     func storeReleasing(_ value: Int) { fleetauth_store_release(word, value) }
@@ -37,18 +33,15 @@ final class AtomicWord: @unchecked Sendable {
     /// The value, unordered: for counters.
     @inline(__always)
     func loadRelaxed() -> Int { fleetauth_load_relaxed(word) }
-
-    /// Adds one when this thread is the word's only writer: a load and a store, no
-    /// read-modify-write, so nothing is locked on the way.
-    @inline(__always)
-    func incrementBySoleWriter() { fleetauthIncrementBySoleWriter(word) }
 }
 
-/// Reads the word at `address`, acquiring (see ``AtomicWord/loadAcquiring()``).
+/// Reads the word at `address`, with every write made before the store of the value read
+/// visible. Lines read a slot's version this way, through the address they keep.
 @inline(__always)
 func fleetauthLoadAcquire(_ address: UnsafeMutablePointer<Int>) -> Int { fleetauth_load_acquire(address) }
 
-/// Adds one to the word at `address`, which only the calling thread writes.
+/// Adds one to the word at `address` when the calling thread is its only writer: a load
+/// and a store, no read-modify-write, so nothing is locked on the way.
 @inline(__always)
 func fleetauthIncrementBySoleWriter(_ address: UnsafeMutablePointer<Int>) {
     fleetauth_store_relaxed(address, fleetauth_load_relaxed(address) &+ 1)

@@ -1,4 +1,3 @@
-internal import CFleetAuthAtomics
 import Foundation
 
 #if canImport(Darwin)
@@ -16,9 +15,9 @@ import Foundation
 /// small direct-mapped table of lines, each holding one engine's scope, its cached token
 /// (after a few hits a copy in storage of the thread's own, so even handing it out counts
 /// references on memory no other thread touches), and the version of the cache slot it
-/// was copied from. A line serves while the slot's version is unchanged and the clock is before the
-/// token's refresh window: exactly when the shard's own lookup would serve it fresh and
-/// write nothing but a hit count. Any change to the slot (a new token, removal,
+/// was copied from. A line serves while the slot's version is unchanged and the clock is
+/// before the token's refresh window: exactly when the shard's own lookup would serve it
+/// fresh and write nothing but a hit count. Any change to the slot (a new token, removal,
 /// eviction, the eviction hand clearing its reference bit) bumps the version, and the
 /// next lookup goes to the shard again.
 ///
