@@ -19,9 +19,6 @@ package struct TokenCache {
     /// (``RefreshPolicy/outageReserve(forLifetime:)``).
     package struct Entry: Sendable {
         package let token: AuthToken
-        /// The token's value, held here too so that a lookup handing out only the value
-        /// does not touch the token's storage.
-        package let value: String
         /// Where the full refresh window starts (uptime); never stale before it.
         package let watchFrom: TimeInterval
         /// When a lookup should start a background refresh (uptime).
@@ -49,7 +46,6 @@ package struct TokenCache {
             lookupInterval: TimeInterval = 0
         ) {
             self.token = token
-            value = token.value
             let expiresAt = token.expiresAtUptime ?? token.expiresAt.timeIntervalSince1970
             watchFrom = expiresAt - policy.refreshWindow(forLifetime: token.lifetime)
             expiringAt = expiresAt - policy.minimumRemaining(forLifetime: token.lifetime)
@@ -110,7 +106,8 @@ package struct TokenCache {
     private struct Hot {
         /// The scope at this position; `nil` when the position is free.
         var scope: AuthorizationScope?
-        /// The token's value.
+        /// The token's value, held here so that a lookup handing out only the value touches
+        /// neither the slot nor the token's storage.
         var value: String
         /// Where the token's full refresh window starts (uptime): before it, a lookup is
         /// fresh and records nothing.
@@ -128,7 +125,7 @@ package struct TokenCache {
         }
 
         init(scope: AuthorizationScope, entry: Entry) {
-            self.init(scope: scope, value: entry.value, watchFrom: entry.watchFrom, referenced: false)
+            self.init(scope: scope, value: entry.token.value, watchFrom: entry.watchFrom, referenced: false)
         }
     }
 
@@ -171,8 +168,7 @@ package struct TokenCache {
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
-        guard let position = positions.position(of: scope, in: hot) else { return nil }
-        if !hot[position].referenced { hot[position].referenced = true }
+        guard let position = markUsed(scope) else { return nil }
         let slot = slots[position].unsafelyUnwrapped
         if now >= slot.entry.watchFrom { slot.entry.recordLookup(at: now) }
         return (slot.entry.token, slot.entry.freshness(at: now), now < slot.entry.floorAt)
@@ -184,12 +180,20 @@ package struct TokenCache {
     /// it reads only the index and the position's ``Hot`` record.
     @inline(__always)
     package mutating func useFreshValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
-        guard let position = positions.position(of: scope, in: hot) else { return nil }
-        if !hot[position].referenced { hot[position].referenced = true }
+        guard let position = markUsed(scope) else { return nil }
         if now < hot[position].watchFrom { return hot[position].value }
         let slot = slots[position].unsafelyUnwrapped
         slot.entry.recordLookup(at: now)
-        return slot.entry.freshness(at: now) == .fresh ? slot.entry.value : nil
+        return slot.entry.freshness(at: now) == .fresh ? hot[position].value : nil
+    }
+
+    /// The position of `scope`'s entry, its reference bit set (written only when it was
+    /// clear); `nil` when `scope` has no entry.
+    @inline(__always)
+    private mutating func markUsed(_ scope: AuthorizationScope) -> Int? {
+        guard let position = positions.position(of: scope, in: hot) else { return nil }
+        if !hot[position].referenced { hot[position].referenced = true }
+        return position
     }
 
     /// `scope`'s slot version, if its token may be copied at uptime `now`: it has an entry,
@@ -224,7 +228,7 @@ package struct TokenCache {
     package mutating func store(_ entry: Entry, for scope: AuthorizationScope) -> AuthorizationScope? {
         if let position = positions.position(of: scope, in: hot) {
             slots[position]!.entry = entry
-            hot[position].value = entry.value
+            hot[position].value = entry.token.value
             hot[position].watchFrom = entry.watchFrom
             slots[position]!.bumpVersion()
             return nil
