@@ -123,7 +123,7 @@ package final class TokenEngine: Sendable {
             let line = ThreadTokenCache.servingLine(in: lines, engineID: id, scope: scope, at: now),
             let token = line.pointee.token
         {
-            if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: token.fingerprint))) }
+            emit(.servedFresh(scope, fingerprint: token.fingerprint))
             return token
         }
         return lookUpShared(scope, at: now)
@@ -139,7 +139,7 @@ package final class TokenEngine: Sendable {
         {
             // Read before the observer runs: it may look tokens up itself and refill the line.
             let value = line.pointee.value
-            if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: AuthToken.fingerprint(of: value)))) }
+            emit(.servedFresh(scope, fingerprint: AuthToken.fingerprint(of: value)))
             return value
         }
         return lookUpSharedValue(scope, at: now)
@@ -154,9 +154,11 @@ package final class TokenEngine: Sendable {
             guard let value = state.lookUpFreshValue(scope, at: now) else { return nil }
             return (value, wantsFill ? state.cache.slotVersion(of: scope, at: now) : nil)
         }
-        guard let (value, slot) = fresh else { return lookUpShared(scope, at: now)?.value }
+        guard let (value, slot) = fresh else {
+            return lookUpShared(scope, at: now, threadCache: threadCache, wantsFill: wantsFill)?.value
+        }
         if let slot { threadCache.fill(engine: self, scope: scope, slot: slot) }
-        if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: AuthToken.fingerprint(of: value)))) }
+        emit(.servedFresh(scope, fingerprint: AuthToken.fingerprint(of: value)))
         return value
     }
 
@@ -165,17 +167,21 @@ package final class TokenEngine: Sendable {
     @inline(never)
     private func lookUpShared(_ scope: AuthorizationScope, at now: TimeInterval) -> AuthToken? {
         let threadCache = ThreadTokenCache.current(key: threadCacheKey)
-        let wantsFill = threadCache.wantsFill(engineID: id, scope: scope)
+        return lookUpShared(
+            scope, at: now, threadCache: threadCache, wantsFill: threadCache.wantsFill(engineID: id, scope: scope))
+    }
+
+    /// ``lookUpShared(_:at:)`` with the thread's cache and its fill decision already taken.
+    private func lookUpShared(
+        _ scope: AuthorizationScope, at now: TimeInterval, threadCache: ThreadTokenCache, wantsFill: Bool
+    ) -> AuthToken? {
         let (lookup, slot) = shard(for: scope).withLock { state in
             let lookup = state.lookUp(scope, at: now)
             guard wantsFill, case .fresh = lookup else { return (lookup, nil as TokenCache.SlotVersion?) }
             return (lookup, state.cache.slotVersion(of: scope, at: now))
         }
-        if case .fresh(let token) = lookup {
-            if let slot { threadCache.fill(engine: self, scope: scope, slot: slot) }
-            if let observer { observer(TokenEvent(.servedFresh(scope, fingerprint: token.fingerprint))) }
-            return token
-        }
+        // A slot version comes only with a fresh lookup.
+        if let slot { threadCache.fill(engine: self, scope: scope, slot: slot) }
         return deliver(lookup, for: scope, at: now)
     }
 
