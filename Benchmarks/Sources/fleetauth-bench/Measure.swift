@@ -3,22 +3,6 @@ import Foundation
 
 /// Timing and memory helpers for the benchmarks.
 enum Measure {
-    /// Nanoseconds per iteration of `body`, as the median of `batches` timed batches of
-    /// `iterations` each (the median resists scheduler noise).
-    static func medianNanoseconds(batches: Int = 31, iterations: Int, _ body: () async throws -> Void) async rethrows
-        -> Double
-    {
-        let clock = ContinuousClock()
-        var samples: [Double] = []
-        for _ in 0..<batches {
-            let start = clock.now
-            for _ in 0..<iterations { try await body() }
-            let elapsed = clock.now - start
-            samples.append(seconds(elapsed) * 1e9 / Double(iterations))
-        }
-        return median(samples)
-    }
-
     /// Nanoseconds per iteration of each body, as medians of `batches` timed batches of
     /// `iterations` each, the bodies' batches taken in turn: noise that comes and goes on
     /// a shared machine then weighs on every body alike, and their ratios hold.
