@@ -46,3 +46,11 @@ func fleetauthLoadAcquire(_ address: UnsafeMutablePointer<Int>) -> Int { fleetau
 func fleetauthIncrementBySoleWriter(_ address: UnsafeMutablePointer<Int>) {
     fleetauth_store_relaxed(address, fleetauth_load_relaxed(address) &+ 1)
 }
+
+/// Reads the word at `address` with no ordering.
+@inline(__always)
+func fleetauthLoadRelaxed(_ address: UnsafeMutablePointer<Int>) -> Int { fleetauth_load_relaxed(address) }
+
+/// Starts loading the cache line at `address` (a hint: it never faults, whatever the address).
+@inline(__always)
+func fleetauthPrefetch(_ address: UnsafeRawPointer) { fleetauth_prefetch(address) }

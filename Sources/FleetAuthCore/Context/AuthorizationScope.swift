@@ -21,6 +21,26 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         /// A delivery task followed on its own: delivery consumer apps.
         public static let task = Kind(value: .task)
 
+        /// The kind as a number below 4, for the cache to pack beside other bits.
+        package var ordinal: UInt32 {
+            switch value {
+            case .vehicle: 0
+            case .trip: 1
+            case .tracking: 2
+            case .task: 3
+            }
+        }
+
+        /// The kind ``ordinal`` stands for (its low two bits).
+        package init(ordinal: UInt32) {
+            let values: [Value] = [.vehicle, .trip, .tracking, .task]
+            self.init(value: values[Int(ordinal & 0b11)])
+        }
+
+        private init(value: Value) {
+            self.value = value
+        }
+
         /// The `authorization` claim keys that may name this kind of object.
         /// Delivery fleets name vehicles `deliveryvehicleid`, and tasks `taskid` or `taskids`.
         package var claimKeys: [String] {

@@ -32,6 +32,10 @@ final class ThreadTokenCache {
         /// The engine's ``TokenEngine/id``; 0 for an empty line.
         var engineID: UInt64 = 0
         var scopeHash = 0
+        /// The last scope the shard served on this line without a fill: beside the line's
+        /// own scope, so that a lookup the line cannot serve reads one cache line here.
+        var candidateEngineID: UInt64 = 0
+        var candidateHash = 0
         var kind = AuthorizationScope.Kind.vehicle
         var id = ""
         var taskID: String?
@@ -53,9 +57,6 @@ final class ThreadTokenCache {
         /// The words the addresses point into.
         var version: AtomicWord?
         var hits: AtomicWord?
-        /// The last scope the shard served on this line without a fill.
-        var candidateEngineID: UInt64 = 0
-        var candidateHash = 0
     }
 
     /// A thread's hit count for one engine, and whether the engine is still alive.

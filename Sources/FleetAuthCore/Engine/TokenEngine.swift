@@ -34,6 +34,10 @@ package final class TokenEngine: Sendable {
     let clockIsSystem: Bool
     let observer: (@Sendable (TokenEvent) -> Void)?
     let shards: [LockedState<TokenEngineState>]
+    /// Each shard's ``ScopeTable/location`` word, read without the lock to start loading a
+    /// scope's record early. The words belong to the shards' tables, which live as long as
+    /// the engine.
+    let recordLocations: [AtomicWord]
     let tracker = LockedState(FlightTracker())
     /// The streams of ``TokenState`` changes apps watch.
     let states = TokenStateBroadcaster()
@@ -72,7 +76,9 @@ package final class TokenEngine: Sendable {
         // Every shard may hold up to the whole capacity; `cachedCount` keeps the total to it.
         let shardCount = configuration.cacheCapacity >= 256 ? 16 : 1
         let capacity = configuration.cacheCapacity
-        self.shards = (0..<shardCount).map { _ in LockedState(TokenEngineState(cache: TokenCache(capacity: capacity))) }
+        let caches = (0..<shardCount).map { _ in TokenCache(capacity: capacity) }
+        self.recordLocations = caches.map(\.recordLocation)
+        self.shards = caches.map { LockedState(TokenEngineState(cache: $0)) }
     }
 
     /// The shard that owns `scope`, by the hash the scope computed when it was made (the
@@ -80,7 +86,19 @@ package final class TokenEngine: Sendable {
     /// its low bits, so the two do not correlate.
     @inline(__always)
     func shard(for scope: AuthorizationScope) -> LockedState<TokenEngineState> {
-        shards[Int(truncatingIfNeeded: UInt(bitPattern: scope.hashCode) >> 60) & (shards.count - 1)]
+        shards[shardIndex(of: scope)]
+    }
+
+    @inline(__always)
+    private func shardIndex(of scope: AuthorizationScope) -> Int {
+        Int(truncatingIfNeeded: UInt(bitPattern: scope.hashCode) >> 60) & (shards.count - 1)
+    }
+
+    /// Starts loading `scope`'s record in its shard's table, so that the cache miss of a
+    /// lookup spread over many scopes overlaps the work before the shard's lock.
+    @inline(__always)
+    private func prefetchRecord(of scope: AuthorizationScope) {
+        ScopeTable.prefetchRecord(of: scope, location: recordLocations[shardIndex(of: scope)].address)
     }
 
     // MARK: - Getting tokens
@@ -148,6 +166,7 @@ package final class TokenEngine: Sendable {
     /// ``lookUpShared(_:at:)`` for the value alone: a fresh token's storage is not touched.
     @inline(never)
     private func lookUpSharedValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
+        prefetchRecord(of: scope)
         let threadCache = ThreadTokenCache.current(key: threadCacheKey)
         let wantsFill = threadCache.wantsFill(engineID: id, scope: scope)
         let fresh = shard(for: scope).withLock { state -> (String, TokenCache.SlotVersion?)? in
@@ -166,6 +185,7 @@ package final class TokenEngine: Sendable {
     /// (invalid scopes simply miss), filling the thread's line when the scope comes back.
     @inline(never)
     private func lookUpShared(_ scope: AuthorizationScope, at now: TimeInterval) -> AuthToken? {
+        prefetchRecord(of: scope)
         let threadCache = ThreadTokenCache.current(key: threadCacheKey)
         return lookUpShared(
             scope, at: now, threadCache: threadCache, wantsFill: threadCache.wantsFill(engineID: id, scope: scope))
