@@ -133,18 +133,26 @@ final class ThreadTokenCache {
         return lines + Int(truncatingIfNeeded: mixed & UInt64(lineCount - 1))
     }
 
-    /// The line serving `scope` of engine `engineID` at uptime `now` (the slot unchanged,
-    /// the token before its refresh window), its hit counted; `nil` when there is none.
+    /// `scope`'s line among `lines` if it holds `scope` of engine `engineID` (by engine
+    /// and hash: ``serves(_:_:at:)`` checks the rest); `nil` otherwise.
     @inline(__always)
-    static func servingLine(
-        in lines: UnsafeMutablePointer<Line>, engineID: UInt64, scope: AuthorizationScope, at now: TimeInterval
+    static func line(
+        in lines: UnsafeMutablePointer<Line>?, engineID: UInt64, holding scope: AuthorizationScope
     ) -> UnsafeMutablePointer<Line>? {
+        guard let lines else { return nil }
         let line = line(in: lines, engineID: engineID, scopeHash: scope.hashCode)
-        guard line.pointee.engineID == engineID, line.pointee.scopeHash == scope.hashCode,
-            now < line.pointee.validUntil, let versionAddress = line.pointee.versionAddress,
+        return line.pointee.engineID == engineID && line.pointee.scopeHash == scope.hashCode ? line : nil
+    }
+
+    /// Whether `line`, which holds `scope` by engine and hash, serves it at uptime `now`
+    /// (the same kind and IDs, the slot unchanged, the token before its refresh window),
+    /// counting the hit when it does.
+    @inline(__always)
+    static func serves(_ line: UnsafeMutablePointer<Line>, _ scope: AuthorizationScope, at now: TimeInterval) -> Bool {
+        guard now < line.pointee.validUntil, let versionAddress = line.pointee.versionAddress,
             fleetauthLoadAcquire(versionAddress) == line.pointee.expectedVersion,
             line.pointee.kind == scope.kind, line.pointee.id == scope.id, line.pointee.taskID == scope.taskID
-        else { return nil }
+        else { return false }
         if let hitsAddress = line.pointee.hitsAddress { fleetauthIncrementBySoleWriter(hitsAddress) }
         if line.pointee.hitsSinceFill < hitsBeforeCopy {
             line.pointee.hitsSinceFill &+= 1
@@ -154,14 +162,15 @@ final class ThreadTokenCache {
                 line.pointee.value = copy.value
             }
         }
-        return line
+        return true
     }
 
     /// Whether a shard hit for `scope` should fill its line: the line already holds
     /// `scope` (its copy went out of date) or the shard served `scope` on this line last
     /// time. Otherwise remembers `scope` as the line's candidate.
-    func wantsFill(engineID: UInt64, scope: AuthorizationScope) -> Bool {
-        let line = Self.line(in: lines, engineID: engineID, scopeHash: scope.hashCode)
+    @inline(__always)
+    static func wantsFill(in lines: UnsafeMutablePointer<Line>, engineID: UInt64, scope: AuthorizationScope) -> Bool {
+        let line = line(in: lines, engineID: engineID, scopeHash: scope.hashCode)
         if line.pointee.candidateEngineID == engineID, line.pointee.candidateHash == scope.hashCode { return true }
         if line.pointee.engineID == engineID, line.pointee.scopeHash == scope.hashCode {
             // Out of date: drop the token now, so a secret the cache let go of does not stay

@@ -89,13 +89,20 @@ package final class TokenEngine: Sendable {
         shards[shardIndex(of: scope)]
     }
 
+    /// Runs `body` on `scope`'s shard's state with its lock held, like
+    /// `shard(for: scope).withLock(body)` without counting a reference to the shard (the
+    /// engine holds them all for its life): the lookup path's way in.
+    @inline(__always)
+    private func withShard<Result>(of scope: AuthorizationScope, _ body: (inout TokenEngineState) -> Result) -> Result {
+        Unmanaged.passUnretained(shards[shardIndex(of: scope)])._withUnsafeGuaranteedRef { $0.withLock(body) }
+    }
+
     @inline(__always)
     private func shardIndex(of scope: AuthorizationScope) -> Int {
         Int(truncatingIfNeeded: UInt(bitPattern: scope.hashCode) >> 60) & (shards.count - 1)
     }
 
-    /// Starts loading `scope`'s record in its shard's table, so that the cache miss of a
-    /// lookup spread over many scopes overlaps the work before the shard's lock.
+    /// Starts loading `scope`'s record in its shard's table.
     @inline(__always)
     private func prefetchRecord(of scope: AuthorizationScope) {
         ScopeTable.prefetchRecord(of: scope, location: recordLocations[shardIndex(of: scope)].address)
@@ -135,48 +142,60 @@ package final class TokenEngine: Sendable {
     /// Never suspends: for callers that must not.
     @usableFromInline
     package func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
-        let now = clockIsSystem ? SystemWallClock.uptime() : clock.uptime()
         // The thread's own copy while the slot is unchanged: no lock, no shared write.
-        if let lines = ThreadTokenCache.currentLines(key: threadCacheKey),
-            let line = ThreadTokenCache.servingLine(in: lines, engineID: id, scope: scope, at: now),
-            let token = line.pointee.token
-        {
+        let lines = ThreadTokenCache.currentLines(key: threadCacheKey)
+        let line = ThreadTokenCache.line(in: lines, engineID: id, holding: scope)
+        let now = uptime(prefetchingUnless: line, scope)
+        if let line, ThreadTokenCache.serves(line, scope, at: now), let token = line.pointee.token {
             emit(.servedFresh(scope, fingerprint: token.fingerprint))
             return token
         }
-        return lookUpShared(scope, at: now)
+        return lookUpShared(scope, at: now, lines: lines)
     }
 
     /// The value of ``cachedUsableToken(for:)``: what every authorized call needs, handed
     /// out with one reference count.
     @usableFromInline
     package func cachedUsableValue(for scope: AuthorizationScope) -> String? {
-        let now = clockIsSystem ? SystemWallClock.uptime() : clock.uptime()
-        if let lines = ThreadTokenCache.currentLines(key: threadCacheKey),
-            let line = ThreadTokenCache.servingLine(in: lines, engineID: id, scope: scope, at: now)
-        {
+        let lines = ThreadTokenCache.currentLines(key: threadCacheKey)
+        let line = ThreadTokenCache.line(in: lines, engineID: id, holding: scope)
+        let now = uptime(prefetchingUnless: line, scope)
+        if let line, ThreadTokenCache.serves(line, scope, at: now) {
             // Read before the observer runs: it may look tokens up itself and refill the line.
             let value = line.pointee.value
             emit(.servedFresh(scope, fingerprint: AuthToken.fingerprint(of: value)))
             return value
         }
-        return lookUpSharedValue(scope, at: now)
+        return lookUpSharedValue(scope, at: now, lines: lines)
     }
 
-    /// ``lookUpShared(_:at:)`` for the value alone: a fresh token's storage is not touched.
+    /// The uptime now. Without a thread line holding `scope` (the lookup will go to the
+    /// shard), it first starts loading the scope's record there: on a lookup spread over
+    /// many scopes, the record's cache miss then overlaps the clock read and the work
+    /// before the shard's lock.
+    @inline(__always)
+    private func uptime(
+        prefetchingUnless line: UnsafeMutablePointer<ThreadTokenCache.Line>?, _ scope: AuthorizationScope
+    ) -> TimeInterval {
+        if line == nil { prefetchRecord(of: scope) }
+        return clockIsSystem ? SystemWallClock.uptime() : clock.uptime()
+    }
+
+    /// ``lookUpShared(_:at:lines:)`` for the value alone: a fresh token's storage is not
+    /// touched.
     @inline(never)
-    private func lookUpSharedValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
-        prefetchRecord(of: scope)
-        let threadCache = ThreadTokenCache.current(key: threadCacheKey)
-        let wantsFill = threadCache.wantsFill(engineID: id, scope: scope)
-        let fresh = shard(for: scope).withLock { state -> (String, TokenCache.SlotVersion?)? in
+    private func lookUpSharedValue(
+        _ scope: AuthorizationScope, at now: TimeInterval, lines: UnsafeMutablePointer<ThreadTokenCache.Line>?
+    ) -> String? {
+        let wantsFill = shouldFill(scope, lines: lines)
+        var slot: TokenCache.SlotVersion?
+        let value = withShard(of: scope) { state -> String? in
             guard let value = state.lookUpFreshValue(scope, at: now) else { return nil }
-            return (value, wantsFill ? state.cache.slotVersion(of: scope, at: now) : nil)
+            if wantsFill { slot = state.cache.slotVersion(of: scope, at: now) }
+            return value
         }
-        guard let (value, slot) = fresh else {
-            return lookUpShared(scope, at: now, threadCache: threadCache, wantsFill: wantsFill)?.value
-        }
-        if let slot { threadCache.fill(engine: self, scope: scope, slot: slot) }
+        guard let value else { return lookUpShared(scope, at: now, wantsFill: wantsFill)?.value }
+        if let slot { fill(scope, from: slot) }
         emit(.servedFresh(scope, fingerprint: AuthToken.fingerprint(of: value)))
         return value
     }
@@ -184,25 +203,37 @@ package final class TokenEngine: Sendable {
     /// A lookup the thread's lines could not serve: one hash lookup under the shard's lock
     /// (invalid scopes simply miss), filling the thread's line when the scope comes back.
     @inline(never)
-    private func lookUpShared(_ scope: AuthorizationScope, at now: TimeInterval) -> AuthToken? {
-        prefetchRecord(of: scope)
-        let threadCache = ThreadTokenCache.current(key: threadCacheKey)
-        return lookUpShared(
-            scope, at: now, threadCache: threadCache, wantsFill: threadCache.wantsFill(engineID: id, scope: scope))
+    private func lookUpShared(
+        _ scope: AuthorizationScope, at now: TimeInterval, lines: UnsafeMutablePointer<ThreadTokenCache.Line>?
+    ) -> AuthToken? {
+        lookUpShared(scope, at: now, wantsFill: shouldFill(scope, lines: lines))
     }
 
-    /// ``lookUpShared(_:at:)`` with the thread's cache and its fill decision already taken.
-    private func lookUpShared(
-        _ scope: AuthorizationScope, at now: TimeInterval, threadCache: ThreadTokenCache, wantsFill: Bool
-    ) -> AuthToken? {
-        let (lookup, slot) = shard(for: scope).withLock { state in
+    /// ``lookUpShared(_:at:lines:)`` with the fill decision already taken.
+    private func lookUpShared(_ scope: AuthorizationScope, at now: TimeInterval, wantsFill: Bool) -> AuthToken? {
+        var slot: TokenCache.SlotVersion?
+        let lookup = withShard(of: scope) { state in
             let lookup = state.lookUp(scope, at: now)
-            guard wantsFill, case .fresh = lookup else { return (lookup, nil as TokenCache.SlotVersion?) }
-            return (lookup, state.cache.slotVersion(of: scope, at: now))
+            if wantsFill, case .fresh = lookup { slot = state.cache.slotVersion(of: scope, at: now) }
+            return lookup
         }
         // A slot version comes only with a fresh lookup.
-        if let slot { threadCache.fill(engine: self, scope: scope, slot: slot) }
+        if let slot { fill(scope, from: slot) }
         return deliver(lookup, for: scope, at: now)
+    }
+
+    /// Whether a shard hit for `scope` should fill its line among the calling thread's
+    /// `lines` (``ThreadTokenCache/wantsFill(in:engineID:scope:)``). A thread without lines
+    /// makes them now and fills nothing yet.
+    @inline(__always)
+    private func shouldFill(_ scope: AuthorizationScope, lines: UnsafeMutablePointer<ThreadTokenCache.Line>?) -> Bool {
+        ThreadTokenCache.wantsFill(
+            in: lines ?? ThreadTokenCache.current(key: threadCacheKey).lines, engineID: id, scope: scope)
+    }
+
+    /// Fills `scope`'s line among the calling thread's lines from `slot`.
+    private func fill(_ scope: AuthorizationScope, from slot: TokenCache.SlotVersion) {
+        ThreadTokenCache.current(key: threadCacheKey).fill(engine: self, scope: scope, slot: slot)
     }
 
     /// Emits the events of a lookup, starts the refresh it claimed, and returns its token.
