@@ -37,7 +37,7 @@ struct FleetAuthBench {
         if let contexts = option("--scale") {
             // Only memory and lookup at the number of contexts given.
             let scale = try await Benchmarks.scale(contexts: Int(contexts))
-            print(scale, "extra over bare's", scale.extraOverBare)
+            print(scale, "extra over bare's", scale.extraOverBare, "from 1,000:", scale.extraOverBareFromThousand)
             return
         }
         func progress(_ text: String) { FileHandle.standardError.write(Data("… \(text)\n".utf8)) }
@@ -76,6 +76,10 @@ struct FleetAuthBench {
             (
                 "lookup: FleetAuth fetchToken from @MainActor", "\(f(lookup.nanoseconds[.fleetAuthMainActor]!)) ns",
                 "", "ratio \(f(lookup.ratio(.fleetAuthMainActor), 2)) (goal ≤ 1.5)"
+            ),
+            (
+                "lookup: FleetAuth fetchToken, 1,000 scopes in turn", "\(f(lookup.nanoseconds[.fleetAuthShard]!)) ns",
+                "past the thread lines", "ratio \(f(lookup.ratio(.fleetAuthShard), 2))"
             ),
             ("throughput, 1 task", "\(f(lookup.throughput[1]! / 1e6, 2)) M/s", "", ""),
             (
@@ -117,6 +121,11 @@ struct FleetAuthBench {
                 "\(f(scale.bareNanosecondsAtTen)) ns",
                 "ratio \(f(scale.bareRatio, 2)); extra over bare's \(f(scale.extraOverBare, 2)) (goal ≤ 1.3)"
             ),
+            (
+                "  the same from 1,000 contexts (past the thread lines)",
+                "\(f(scale.lookupNanosecondsAtThousand)) ns", "bare \(f(scale.bareNanosecondsAtThousand)) ns",
+                "extra over bare's \(f(scale.extraOverBareFromThousand, 2))"
+            ),
         ]
         let width = rows.map(\.0.count).max()!
         print("FleetAuth benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
@@ -156,6 +165,7 @@ struct FleetAuthBench {
                 "hot_key_2_tasks_ratio_floor": lookup.floorHotKeyRatio,
                 "hot_key_2_tasks_ratio_snapshot": lookup.snapshotHotKeyRatio,
                 "lookup_100k_extra_vs_bare": scale.extraOverBare,
+                "lookup_100k_extra_vs_bare_from_1000": scale.extraOverBareFromThousand,
                 "day_backend_requests": day.fleetAuthRequests,
                 "day_minimum_requests": day.minimumRequests,
                 "day_tokens_under_minimum_life": day.fleetAuthShortLived,
@@ -176,6 +186,8 @@ struct FleetAuthBench {
                 "lookup_scale_ratio": scale.ratio,
                 "bare_lookup_ns_at_scale": scale.bareNanosecondsAtScale,
                 "bare_lookup_ns_at_10": scale.bareNanosecondsAtTen,
+                "lookup_ns_at_1000": scale.lookupNanosecondsAtThousand,
+                "bare_lookup_ns_at_1000": scale.bareNanosecondsAtThousand,
                 "bare_lookup_scale_ratio": scale.bareRatio,
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
