@@ -2,9 +2,11 @@ internal import CFleetAuthAtomics
 
 /// One machine word that threads read and write without a lock, through C11 atomics.
 ///
-/// Two uses in the lookup path: a cache slot's version, which its shard bumps under its
-/// lock and other threads read to tell whether their copy of the slot still holds, and a
-/// thread's hit count, which only that thread writes and ``TokenEngine/statistics`` reads.
+/// Three uses in the lookup path: a cache slot's version, which its shard bumps under its
+/// lock and other threads read to tell whether their copy of the slot still holds; a
+/// thread's hit count, which only that thread writes and ``TokenEngine/statistics`` reads;
+/// and where a shard's table keeps its records (``ScopeTable/location``), read before the
+/// lock to prefetch one.
 final class AtomicWord: @unchecked Sendable {
     // Safe because the word is only ever read and written through the atomic operations
     // below or the free functions that take its address, which the C memory model defines

@@ -72,7 +72,7 @@ package final class ScopeTable: @unchecked Sendable {
     private var mask: Int
     /// How many records the table holds.
     package private(set) var count = 0
-    /// Where the buckets are, for ``prefetchRecord(of:hint:)``: their address (a multiple of
+    /// Where the buckets are, for ``prefetchRecord(of:location:)``: their address (a multiple of
     /// 64) with the base-2 logarithm of their count in the low six bits. Written under the
     /// shard's lock whenever the buckets move; read by lookups before they take it.
     let location = AtomicWord()
@@ -86,15 +86,16 @@ package final class ScopeTable: @unchecked Sendable {
         location.storeReleasing(Int(bitPattern: UInt(bitPattern: buckets)) | (mask + 1).trailingZeroBitCount)
     }
 
-    /// Starts loading the record `scope` would be in first, given the table's ``location``
-    /// word (its address), before the lookup takes the shard's lock: the record's cache
-    /// miss then overlaps the work before the lock. A table that moved since the word was
-    /// read makes a useless hint, never a wrong answer.
+    /// Starts loading the record `scope` would be in first, given the address of the
+    /// table's ``location`` word (read through the address, so that the lookup takes no
+    /// reference on the word's object), before the lookup takes the shard's lock: the
+    /// record's cache miss then overlaps the work before the lock. A table that moved since
+    /// the word was read makes a useless hint, never a wrong answer.
     @inline(__always)
     static func prefetchRecord(of scope: AuthorizationScope, location: UnsafeMutablePointer<Int>) {
         let word = UInt(bitPattern: fleetauthLoadRelaxed(location))
         let mask = (UInt(1) << (word & 63)) &- 1
-        let offset = (UInt(truncatingIfNeeded: scope.hashCode) & mask & 0xFFFF_FFFF) &* 64
+        let offset = (UInt(bits(of: scope)) & mask) &* 64  // a record is 64 bytes (ScopeTableTests)
         guard let base = UnsafeRawPointer(bitPattern: (word & ~63) &+ offset) else { return }
         fleetauthPrefetch(base)
     }
