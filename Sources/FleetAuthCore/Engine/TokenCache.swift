@@ -194,8 +194,8 @@ package struct TokenCache {
         guard table.count > (sparedBucket == nil ? 0 : 1) else { return nil }
         var victim = nextVictim()
         while slots[victim] == nil || slots[victim]?.bucket == sparedBucket { victim = nextVictim() }
-        let scope = table.record(at: slots[victim].unsafelyUnwrapped.bucket).pointee.scope
-        remove(scope)
+        let scope = scopeOfEntry(at: victim)
+        removeEntry(at: victim)
         return scope
     }
 
@@ -217,18 +217,17 @@ package struct TokenCache {
             return nil
         }
         var evicted: AuthorizationScope?
+        if freePositions.isEmpty, slots.count == capacity {
+            let victim = nextVictim()
+            evicted = scopeOfEntry(at: victim)
+            removeEntry(at: victim)
+        }
         let position: Int
         if let free = freePositions.popLast() {
             position = free
-        } else if slots.count < capacity {
+        } else {
             slots.append(nil)
             position = slots.count - 1
-        } else {
-            position = nextVictim()
-            let victim = slots[position].unsafelyUnwrapped
-            evicted = table.record(at: victim.bucket).pointee.scope
-            victim.bumpVersion()
-            table.remove(at: victim.bucket, moved: moveSlot)
         }
         let slot = Slot(entry: entry, bucket: 0)
         slots[position] = slot
@@ -242,13 +241,24 @@ package struct TokenCache {
     @discardableResult
     package mutating func remove(_ scope: AuthorizationScope) -> Entry? {
         guard let bucket = table.bucket(of: scope) else { return nil }
-        let position = table.record(at: bucket).pointee.position
+        return removeEntry(at: table.record(at: bucket).pointee.position)
+    }
+
+    /// Removes the entry at `position`, which has one: its version bumped (threads' copies
+    /// stop serving), its record gone from the table, the position free for the next store.
+    @discardableResult
+    private mutating func removeEntry(at position: Int) -> Entry {
         let slot = slots[position].unsafelyUnwrapped
         slot.bumpVersion()
-        table.remove(at: bucket, moved: moveSlot)
+        table.remove(at: slot.bucket, moved: moveSlot)
         slots[position] = nil
         freePositions.append(position)
         return slot.entry
+    }
+
+    /// The scope of the entry at `position`, which has one.
+    private func scopeOfEntry(at position: Int) -> AuthorizationScope {
+        table.record(at: slots[position].unsafelyUnwrapped.bucket).pointee.scope
     }
 
     /// Removes every entry.
