@@ -28,7 +28,8 @@ struct TokenAuthorizationTests {
         let iat = 1_800_000_000.0
         let value = InMemoryTokenBackend.jwt(payload: ["iat": iat, "exp": iat + 1800])
         let token = try await CompletionOnlyAuthorization(value: value).token(for: context)
-        #expect(token.value == value)
+        let carriesTheValue = token.value == value  // outside #expect: a failure prints no token
+        #expect(carriesTheValue)
         #expect(token.scope == .vehicle("d-1"))
         #expect(token.expiresAt == Date(timeIntervalSince1970: iat + 1800))
         #expect(token.lifetime == 1800)
@@ -64,7 +65,8 @@ struct TokenAuthorizationTests {
         // default wrapping of the raw value.
         #expect(token.receivedAt == clock.now())
         let value = try await provider.fetchToken(with: context)
-        #expect(value == token.value)
+        let sameValue = value == token.value  // outside #expect: a failure prints no token
+        #expect(sameValue)
         #expect((provider as? TokenProvider<DepotContext>)?.statistics.hits == 1)
         #expect(provider.invalidate(token.value, for: context))
     }
