@@ -21,8 +21,9 @@ import Foundation
 /// eviction, the eviction hand clearing its reference bit) bumps the version, and the
 /// next lookup goes to the shard again.
 ///
-/// A line is filled on the second shard hit in a row for the same scope on that line, so
-/// lookups spread over many scopes (which would replace lines before using them) pay
+/// A line is filled after a few shard hits in a row for the same scope on that line: two,
+/// doubled for a line whose last fill was replaced before it served (``LineFillRule``), so
+/// lookups spread over many scopes (which would replace lines before using them) soon pay
 /// only the check, not a fill. Hits served here are counted in a per-thread, per-engine
 /// word that only this thread writes and the engine's statistics add up.
 final class ThreadTokenCache {
@@ -32,10 +33,9 @@ final class ThreadTokenCache {
         /// The engine's ``TokenEngine/id``; 0 for an empty line.
         var engineID: UInt64 = 0
         var scopeHash = 0
-        /// The last scope the shard served on this line without a fill: beside the line's
-        /// own scope, so that a lookup the line cannot serve reads one cache line here.
-        var candidateEngineID: UInt64 = 0
-        var candidateHash = 0
+        /// When the shard's hits fill the line: beside the line's own scope, so that a
+        /// lookup the line cannot serve reads one cache line here.
+        var fillRule = LineFillRule()
         var kind = AuthorizationScope.Kind.vehicle
         var id = ""
         var taskID: String?
@@ -165,13 +165,13 @@ final class ThreadTokenCache {
         return true
     }
 
-    /// Whether a shard hit for `scope` should fill its line: the line already holds
-    /// `scope` (its copy went out of date) or the shard served `scope` on this line last
-    /// time. Otherwise remembers `scope` as the line's candidate.
+    /// Whether a shard hit for `scope` should fill its line: the shard has now served
+    /// `scope` on this line as many times in a row as the line's ``LineFillRule`` asks, or
+    /// the line already holds `scope` (its copy went out of date).
     @inline(__always)
     static func wantsFill(in lines: UnsafeMutablePointer<Line>, engineID: UInt64, scope: AuthorizationScope) -> Bool {
         let line = line(in: lines, engineID: engineID, scopeHash: scope.hashCode)
-        if line.pointee.candidateEngineID == engineID, line.pointee.candidateHash == scope.hashCode { return true }
+        if line.pointee.fillRule.countShardHit(engineID: engineID, scopeHash: scope.hashCode) { return true }
         if line.pointee.engineID == engineID, line.pointee.scopeHash == scope.hashCode {
             // Out of date: drop the token now, so a secret the cache let go of does not stay
             // here until the line is reused.
@@ -180,8 +180,6 @@ final class ThreadTokenCache {
             line.pointee.versionAddress = nil
             return true
         }
-        line.pointee.candidateEngineID = engineID
-        line.pointee.candidateHash = scope.hashCode
         return false
     }
 
@@ -191,8 +189,14 @@ final class ThreadTokenCache {
         let token = slot.token
         let line = Self.line(in: lines, engineID: engine.id, scopeHash: scope.hashCode)
         let hits = hitCounter(for: engine)
+        // A first fill, or a refill of the same scope, owes nothing to the one before.
+        let firstOrRefill =
+            line.pointee.engineID == 0
+            || (line.pointee.engineID == engine.id && line.pointee.scopeHash == scope.hashCode)
+        let fillRule = line.pointee.fillRule.afterFill(servedHits: firstOrRefill ? .max : line.pointee.hitsSinceFill)
         line.pointee = Line(
-            engineID: engine.id, scopeHash: scope.hashCode, kind: scope.kind, id: scope.id, taskID: scope.taskID,
+            engineID: engine.id, scopeHash: scope.hashCode, fillRule: fillRule, kind: scope.kind, id: scope.id,
+            taskID: scope.taskID,
             validUntil: slot.validUntil, versionAddress: slot.word.address, expectedVersion: slot.value,
             hitsAddress: hits.address, token: token, value: token.value, version: slot.word, hits: hits)
     }
