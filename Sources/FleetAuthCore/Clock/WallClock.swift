@@ -122,10 +122,11 @@ package struct SystemWallClock: WallClock {
         return TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9
     }
 
-    /// Sleeps with `Task.sleep`; a non-positive duration returns at once.
+    /// Sleeps on a dispatch timer that cancellation releases at once (``TimerSleep``); a
+    /// non-positive duration returns at once.
     @usableFromInline
     package func sleep(for duration: TimeInterval) async throws {
         guard duration > 0 else { return try Task.checkCancellation() }
-        try await Task.sleep(nanoseconds: UInt64(min(duration, 1e9) * 1_000_000_000))
+        try await TimerSleep.sleep(seconds: min(duration, 1e9))
     }
 }

@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+
+/// One sleep of the system clock on a dispatch timer that cancellation tears down at once.
+///
+/// `Task.sleep` leaves its wake-up job queued until the deadline even when the sleep is
+/// cancelled: on Linux a task, a dispatch timer source and a continuation, about 660 bytes
+/// that stay for the whole timeout. Every token request races a sleep of the endpoint's
+/// timeout (15 s by default) and wins, so a burst of fetches (100,000 scopes filled at
+/// start) held more memory in cancelled timers than in the tokens they fetched. This sleep
+/// cancels its timer the moment it is cancelled or done, and nothing of it stays behind.
+final class TimerSleep: Sendable {
+    private enum Phase: @unchecked Sendable {
+        // Safe because the only member that is not Sendable is the dispatch timer, and it is
+        // only ever cancelled (once, by whoever takes it out of the locked phase): dispatch
+        // sources are thread-safe objects whose cancel may be called from any thread.
+        /// Its timer armed and not yet recorded here.
+        case arming
+        case sleeping(CheckedContinuation<Void, any Error>, any DispatchSourceTimer)
+        /// Ended while arming: the timer fired, or the task was cancelled.
+        case fired, cancelled
+        case finished
+    }
+
+    private let phase = LockedState<Phase>(.arming)
+
+    /// The queue the timers fire on; they only resume a continuation.
+    private static let queue = DispatchQueue(label: "FleetAuth.TimerSleep")
+
+    /// Sleeps `seconds` (positive and finite), or until the calling task is cancelled, when
+    /// it throws `CancellationError`.
+    static func sleep(seconds: TimeInterval) async throws {
+        let sleep = TimerSleep()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                sleep.start(seconds: seconds, continuation)
+            }
+        } onCancel: {
+            sleep.finish(cancelled: true)
+        }
+    }
+
+    private func start(seconds: TimeInterval, _ continuation: CheckedContinuation<Void, any Error>) {
+        let timer = DispatchSource.makeTimerSource(queue: Self.queue)
+        // The handler holds the sleep until `finish` cancels the timer, which lets it go.
+        timer.setEventHandler { self.finish(cancelled: false) }
+        // Armed before it is recorded (a source is never released unarmed); one that fires or
+        // is cancelled meanwhile leaves its outcome for this to deliver.
+        timer.schedule(deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000)))
+        timer.resume()
+        let ended = phase.withLock { phase -> Phase? in
+            guard case .arming = phase else {
+                defer { phase = .finished }
+                return phase
+            }
+            phase = .sleeping(continuation, timer)
+            return nil
+        }
+        guard let ended else { return }
+        timer.cancel()
+        if case .cancelled = ended {
+            continuation.resume(throwing: CancellationError())
+        } else {
+            continuation.resume()
+        }
+    }
+
+    /// Ends the sleep once, from its timer or from the task's cancellation.
+    private func finish(cancelled: Bool) {
+        let sleeping = phase.withLock { phase -> (CheckedContinuation<Void, any Error>, any DispatchSourceTimer)? in
+            switch phase {
+            case .sleeping(let continuation, let timer):
+                phase = .finished
+                return (continuation, timer)
+            case .arming:
+                phase = cancelled ? .cancelled : .fired
+                return nil
+            case .fired, .cancelled, .finished:
+                return nil
+            }
+        }
+        guard let (continuation, timer) = sleeping else { return }
+        timer.cancel()
+        if cancelled {
+            continuation.resume(throwing: CancellationError())
+        } else {
+            continuation.resume()
+        }
+    }
+}
