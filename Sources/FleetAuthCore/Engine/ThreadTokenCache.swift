@@ -57,6 +57,13 @@ final class ThreadTokenCache {
         /// The words the addresses point into.
         var version: AtomicWord?
         var hits: AtomicWord?
+
+        /// Whether the line holds the scope with hash `scopeHash` of engine `engineID`, by
+        /// engine and hash (``ThreadTokenCache/serves(_:_:at:)`` checks the IDs).
+        @inline(__always)
+        func holds(engineID: UInt64, scopeHash: Int) -> Bool {
+            self.engineID == engineID && self.scopeHash == scopeHash
+        }
     }
 
     /// A thread's hit count for one engine, and whether the engine is still alive.
@@ -141,7 +148,7 @@ final class ThreadTokenCache {
     ) -> UnsafeMutablePointer<Line>? {
         guard let lines else { return nil }
         let line = line(in: lines, engineID: engineID, scopeHash: scope.hashCode)
-        return line.pointee.engineID == engineID && line.pointee.scopeHash == scope.hashCode ? line : nil
+        return line.pointee.holds(engineID: engineID, scopeHash: scope.hashCode) ? line : nil
     }
 
     /// Whether `line`, which holds `scope` by engine and hash, serves it at uptime `now`
@@ -172,7 +179,7 @@ final class ThreadTokenCache {
     static func wantsFill(in lines: UnsafeMutablePointer<Line>, engineID: UInt64, scope: AuthorizationScope) -> Bool {
         let line = line(in: lines, engineID: engineID, scopeHash: scope.hashCode)
         if line.pointee.fillRule.countShardHit(engineID: engineID, scopeHash: scope.hashCode) { return true }
-        if line.pointee.engineID == engineID, line.pointee.scopeHash == scope.hashCode {
+        if line.pointee.holds(engineID: engineID, scopeHash: scope.hashCode) {
             // Out of date: drop the token now, so a secret the cache let go of does not stay
             // here until the line is reused.
             line.pointee.token = nil
@@ -191,8 +198,7 @@ final class ThreadTokenCache {
         let hits = hitCounter(for: engine)
         // A first fill, or a refill of the same scope, owes nothing to the one before.
         let firstOrRefill =
-            line.pointee.engineID == 0
-            || (line.pointee.engineID == engine.id && line.pointee.scopeHash == scope.hashCode)
+            line.pointee.engineID == 0 || line.pointee.holds(engineID: engine.id, scopeHash: scope.hashCode)
         let fillRule = line.pointee.fillRule.afterFill(servedHits: firstOrRefill ? .max : line.pointee.hitsSinceFill)
         line.pointee = Line(
             engineID: engine.id, scopeHash: scope.hashCode, fillRule: fillRule, kind: scope.kind, id: scope.id,
