@@ -17,8 +17,8 @@ final class TimerSleep: Sendable {
         /// Its timer armed and not yet recorded here.
         case arming
         case sleeping(CheckedContinuation<Void, any Error>, any DispatchSourceTimer)
-        /// Ended while arming: the timer fired, or the task was cancelled.
-        case fired, cancelled
+        /// Ended while arming, by cancellation or by the timer: for `start` to deliver.
+        case ended(cancelled: Bool)
         case finished
     }
 
@@ -48,21 +48,15 @@ final class TimerSleep: Sendable {
         // is cancelled meanwhile leaves its outcome for this to deliver.
         timer.schedule(deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000)))
         timer.resume()
-        let ended = phase.withLock { phase -> Phase? in
-            guard case .arming = phase else {
-                defer { phase = .finished }
-                return phase
+        let endedCancelled = phase.withLock { phase -> Bool? in
+            guard case .ended(let cancelled) = phase else {
+                phase = .sleeping(continuation, timer)
+                return nil
             }
-            phase = .sleeping(continuation, timer)
-            return nil
+            phase = .finished
+            return cancelled
         }
-        guard let ended else { return }
-        timer.cancel()
-        if case .cancelled = ended {
-            continuation.resume(throwing: CancellationError())
-        } else {
-            continuation.resume()
-        }
+        if let endedCancelled { Self.end(continuation, timer, cancelled: endedCancelled) }
     }
 
     /// Ends the sleep once, from its timer or from the task's cancellation.
@@ -73,13 +67,19 @@ final class TimerSleep: Sendable {
                 phase = .finished
                 return (continuation, timer)
             case .arming:
-                phase = cancelled ? .cancelled : .fired
+                phase = .ended(cancelled: cancelled)
                 return nil
-            case .fired, .cancelled, .finished:
+            case .ended, .finished:
                 return nil
             }
         }
-        guard let (continuation, timer) = sleeping else { return }
+        if let (continuation, timer) = sleeping { Self.end(continuation, timer, cancelled: cancelled) }
+    }
+
+    /// Releases the timer and resumes the sleeper: with `CancellationError` if cancelled.
+    private static func end(
+        _ continuation: CheckedContinuation<Void, any Error>, _ timer: any DispatchSourceTimer, cancelled: Bool
+    ) {
         timer.cancel()
         if cancelled {
             continuation.resume(throwing: CancellationError())
