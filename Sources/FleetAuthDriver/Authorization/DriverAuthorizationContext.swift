@@ -1,24 +1,25 @@
 /// What a driver app asks a token for: a vehicle, and for delivery fleets one of its
 /// tasks. The driver SDK fills it in at each location update.
 public struct DriverAuthorizationContext: AuthorizationContext, CustomStringConvertible {
-    /// The vehicle the update is for.
+    /// The vehicle the update is for (in Unicode NFC, as the fleet service compares IDs).
     public var vehicleID: String {
-        didSet { scope = .vehicle(vehicleID, taskID: taskID) }
+        get { scope.id }
+        set { scope = .vehicle(newValue, taskID: scope.taskID) }
     }
-    /// The delivery task, if the update concerns one.
+    /// The delivery task, if the update concerns one (in NFC, like ``vehicleID``).
     public var taskID: String? {
-        didSet { scope = .vehicle(vehicleID, taskID: taskID) }
+        get { scope.taskID }
+        set { scope = .vehicle(scope.id, taskID: newValue) }
     }
 
     /// The engine's key for this context, built (its IDs normalized) when the context is
-    /// made or changed, so that a lookup does not build it again.
+    /// made or changed, so that a lookup does not build it again. The context is its scope
+    /// and nothing more, so passing one copies two strings.
     public private(set) var scope: AuthorizationScope
 
     /// Creates a context.
     public init(vehicleID: String, taskID: String? = nil) {
-        self.vehicleID = vehicleID
-        self.taskID = taskID
-        self.scope = .vehicle(vehicleID, taskID: taskID)
+        scope = .vehicle(vehicleID, taskID: taskID)
     }
 
     /// `vehicle v-42`.
