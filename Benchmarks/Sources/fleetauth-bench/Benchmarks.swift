@@ -238,6 +238,8 @@ enum Benchmarks {
         var extraOverBare: Double {
             (lookupNanosecondsAtScale - lookupNanosecondsAtTen) / (bareNanosecondsAtScale - bareNanosecondsAtTen)
         }
+        /// FleetAuth's lookup over the bare table's, both at this scale.
+        var overBareAtScale: Double { lookupNanosecondsAtScale / bareNanosecondsAtScale }
         /// The same from 1,000 contexts: what the cache's size alone adds, without what the
         /// thread lines save at 10 contexts and cannot at 100,000.
         var extraOverBareFromThousand: Double {

@@ -133,8 +133,7 @@ struct FleetAuthBench {
                 "  in each process (the median above)", "",
                 "extra over bare's " + scaleRuns.all.map { f($0.extraOverBare, 2) }.joined(separator: ", "),
                 "FleetAuth's \(scale.contexts)-context lookup over bare's: "
-                    + scaleRuns.all.map { f($0.lookupNanosecondsAtScale / $0.bareNanosecondsAtScale, 2) }
-                    .joined(separator: ", ")
+                    + scaleRuns.all.map { f($0.overBareAtScale, 2) }.joined(separator: ", ")
             ),
             (
                 "  the same from 1,000 contexts (past the thread lines)",
@@ -181,9 +180,7 @@ struct FleetAuthBench {
                 "hot_key_2_tasks_ratio_snapshot": lookup.snapshotHotKeyRatio,
                 "lookup_100k_extra_vs_bare": scale.extraOverBare,
                 "lookup_100k_extra_vs_bare_each_process": scaleRuns.all.map(\.extraOverBare),
-                "lookup_100k_vs_bare_at_100k_each_process": scaleRuns.all.map {
-                    $0.lookupNanosecondsAtScale / $0.bareNanosecondsAtScale
-                },
+                "lookup_100k_vs_bare_at_100k_each_process": scaleRuns.all.map(\.overBareAtScale),
                 "lookup_100k_extra_vs_bare_from_1000": scale.extraOverBareFromThousand,
                 "day_backend_requests": day.fleetAuthRequests,
                 "day_minimum_requests": day.minimumRequests,
