@@ -16,10 +16,7 @@ let package = Package(
         .plugin(name: "CheckTokenEndpoint", targets: ["CheckTokenEndpoint"]),
     ],
     targets: [
-        // The word-sized atomics FleetAuthCore's lookup path needs, in C: Synchronization's
-        // Atomic needs newer systems than FleetAuth supports. Not a product.
-        .target(name: "CFleetAuthAtomics"),
-        .target(name: "FleetAuthCore", dependencies: ["CFleetAuthAtomics"]),
+        .target(name: "FleetAuthCore"),
         .target(name: "FleetAuthFleetService", dependencies: ["FleetAuthCore"]),
         .target(name: "FleetAuthDriver", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
@@ -139,7 +136,7 @@ if Context.environment["FLEETAUTH_FUZZ"] != nil {
 
 // Language settings shared by every target (plugins excluded): Swift 6 mode is the
 // tools-version default; these upcoming features keep the API surface explicit.
-for target in package.targets where target.type != .plugin && target.name != "CFleetAuthAtomics" {
+for target in package.targets where target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),

@@ -1,13 +1,5 @@
 public import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The source of time for FleetAuth: wall time, and a monotonic count that a user cannot
 /// move.
 ///
@@ -42,14 +34,28 @@ public protocol WallClock: Sendable {
     func sleep(for duration: TimeInterval) async throws
 }
 
-/// A clock that decides a timeout's race itself: the manual test clock, which settles it
-/// in deadline order instead of by which task the executor runs first.
-package protocol TimeoutDecidingClock: WallClock {
+/// A clock that simulates time for tests: the manual test clock. It decides a timeout's
+/// race itself, in deadline order, and it knows which of the engine's tasks are running,
+/// so that a test can move time only once all of them are parked.
+///
+/// Work is counted in units: a unit is registered before its task starts
+/// (``beginWork()``), runs while its task or the children it awaits run, is parked while
+/// it sleeps on the clock or waits for another unit's result (``parkCurrentWork()``), and
+/// ends with its task.
+package protocol SimulatedClock: WallClock {
     /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or
     /// `nil` when the time ran out first (the operation is then cancelled).
     func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result?
+    /// Registers a unit of work that a new task is about to run, as running.
+    func beginWork() -> UInt64
+    /// Runs `body` as unit `unit`, which ends when it returns.
+    func perform(_ unit: UInt64, _ body: @Sendable () async -> Void) async
+    /// Marks the calling task's unit, if any, as parked on another unit's result; returns it.
+    func parkCurrentWork() -> UInt64?
+    /// Marks `unit` as running again: what it waited for is about to resume it.
+    func resumeWork(_ unit: UInt64)
 }
 
 extension WallClock {
@@ -63,7 +69,7 @@ extension WallClock {
     package func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
-        if let deciding = self as? any TimeoutDecidingClock {
+        if let deciding = self as? any SimulatedClock {
             return try await deciding.withTimeout(seconds, operation)
         }
         return try await withThrowingTaskGroup(of: Result?.self) { group in
@@ -76,51 +82,57 @@ extension WallClock {
             return try await group.next() ?? nil
         }
     }
+
+    /// Registers work that ``startWork(_:_:)`` is about to start: a simulated clock counts
+    /// it as running from now on. Returns its unit (`nil` on other clocks).
+    package func countWork() -> UInt64? {
+        (self as? any SimulatedClock)?.beginWork()
+    }
+
+    /// Starts `operation` in a new task as `unit` (from ``countWork()``).
+    package func startWork(_ unit: UInt64?, _ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        guard let unit, let simulated = self as? any SimulatedClock else { return Task { await operation() } }
+        return Task { await simulated.perform(unit, operation) }
+    }
+
+    /// Tells a simulated clock that the calling task now waits for other work's result;
+    /// returns its unit, for ``unparkWork(_:)``.
+    package func parkWork() -> UInt64? {
+        (self as? any SimulatedClock)?.parkCurrentWork()
+    }
+
+    /// Tells a simulated clock that `unit` (from ``parkWork()``) runs again.
+    package func unparkWork(_ unit: UInt64?) {
+        guard let unit, let simulated = self as? any SimulatedClock else { return }
+        simulated.resumeWork(unit)
+    }
 }
 
 /// The device's real clock: what every provider, reporter and monitor uses unless given
 /// another. Usable from inlinable code, since public initializers name it as their default.
+///
+/// Its uptime is the standard library's `ContinuousClock`, which keeps counting while the
+/// device sleeps on every platform FleetAuth supports (`CLOCK_BOOTTIME` on Linux,
+/// `CLOCK_MONOTONIC_RAW` on Apple systems), so it needs no platform code of its own.
 @usableFromInline
 package struct SystemWallClock: WallClock {
     /// Creates the system clock.
     @usableFromInline
     package init() {}
 
-    /// The current time of the system's real-time clock. On Linux this is the coarse
-    /// clock (a few milliseconds of resolution, a fifth of the cost): ample for expiry
-    /// decisions measured in minutes, and it is read on every token lookup.
+    /// The current time of the system's real-time clock.
     @usableFromInline
-    package func now() -> Date {
-        var spec = timespec()
-        #if os(Linux)
-            let clockID = CLOCK_REALTIME_COARSE
-        #else
-            let clockID = CLOCK_REALTIME
-        #endif
-        guard clock_gettime(clockID, &spec) == 0 else { return Date() }
-        return Date(timeIntervalSince1970: TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9)
-    }
+    package func now() -> Date { Date() }
 
-    /// Seconds since boot, sleep included: `CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC`
-    /// (which counts through sleep there) on Apple systems.
+    /// Seconds on `ContinuousClock` since the first reading in this process, sleep included.
     @usableFromInline
     package func uptime() -> TimeInterval {
-        Self.uptime()
+        let elapsed = Self.origin.duration(to: .now).components
+        return TimeInterval(elapsed.seconds) + TimeInterval(elapsed.attoseconds) * 1e-18
     }
 
-    /// ``uptime()`` without an instance: the engine's lookup reads it directly when its
-    /// clock is the system's, skipping the protocol's dynamic dispatch.
-    @inline(__always)
-    package static func uptime() -> TimeInterval {
-        var spec = timespec()
-        #if os(Linux)
-            let clockID = CLOCK_BOOTTIME
-        #else
-            let clockID = CLOCK_MONOTONIC
-        #endif
-        guard clock_gettime(clockID, &spec) == 0 else { return ProcessInfo.processInfo.systemUptime }
-        return TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9
-    }
+    /// The instant uptime counts from.
+    private static let origin = ContinuousClock.now
 
     /// Sleeps on a dispatch timer that cancellation releases at once (``TimerSleep``); a
     /// non-positive duration returns at once.

@@ -21,22 +21,6 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         /// A delivery task followed on its own: delivery consumer apps.
         public static let task = Kind(value: .task)
 
-        /// The kind as a number below 4, for the cache to pack beside other bits.
-        package var ordinal: UInt32 {
-            switch value {
-            case .vehicle: 0
-            case .trip: 1
-            case .tracking: 2
-            case .task: 3
-            }
-        }
-
-        /// The kind ``ordinal`` stands for (its low two bits).
-        package init(ordinal: UInt32) {
-            let values: [Value] = [.vehicle, .trip, .tracking, .task]
-            self.init(value: values[Int(ordinal & 0b11)])
-        }
-
         private init(value: Value) {
             self.value = value
         }
@@ -79,9 +63,6 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     public let id: String
     /// The delivery task ID, for delivery fleets; `nil` otherwise.
     public let taskID: String?
-    /// The IDs' hash (seeded per process, as `Hasher` is), computed once when the scope is
-    /// made: the engine's cache finds a scope by it without hashing on every lookup.
-    package let hashCode: Int
 
     /// Creates a scope, its IDs normalized to NFC (so an ID typed two ways is one scope).
     /// Providers validate it before any request.
@@ -89,10 +70,6 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         self.kind = kind
         self.id = Self.normalized(id)
         self.taskID = taskID.map(Self.normalized)
-        var hasher = Hasher()
-        hasher.combine(self.id)
-        if let taskID = self.taskID { hasher.combine(taskID) }
-        hashCode = hasher.finalize()
     }
 
     /// `id` in Unicode NFC, as the fleet service compares IDs; ASCII IDs are returned as
@@ -120,23 +97,6 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     /// A delivery-task scope (a task followed on its own, not one of a vehicle's).
     package static func task(_ id: String) -> AuthorizationScope {
         AuthorizationScope(kind: .task, id: id)
-    }
-
-    /// Feeds the IDs' hash, computed when the scope was made: scopes of different kinds
-    /// with one ID are rare in one table and stay apart by `==`.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(hashCode)
-    }
-
-    /// Same kind and IDs; the stored hashes tell most different scopes apart first.
-    public static func == (lhs: AuthorizationScope, rhs: AuthorizationScope) -> Bool {
-        lhs.hashCode == rhs.hashCode && lhs.sameIDs(as: rhs)
-    }
-
-    /// Same kind and IDs, compared in place (the hashes are known to agree).
-    @inline(__always)
-    package func sameIDs(as other: AuthorizationScope) -> Bool {
-        kind == other.kind && id == other.id && taskID == other.taskID
     }
 
     /// `vehicle v-42`, `vehicle v-42 task t-1` or `trip t-7`. IDs are not secrets.

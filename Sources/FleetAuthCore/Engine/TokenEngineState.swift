@@ -1,11 +1,15 @@
 import Foundation
 
-/// What one shard of ``TokenEngine`` keeps behind its lock, for the scopes that hash to
-/// it: the token cache, the fetch in flight per scope with the callers waiting for it, the
-/// failures since the last success, the values the fleet service rejected, and the
-/// counters behind ``TokenStatistics``.
+/// What ``TokenEngine`` keeps behind its one lock: the token cache, the fetch in flight per
+/// scope with the callers waiting for it, the failures since the last success, the values
+/// the fleet service rejected, the running fetch tasks, and the counters behind
+/// ``TokenStatistics``.
 struct TokenEngineState {
-    typealias Waiter = CheckedContinuation<AuthToken, any Error>
+    /// A caller waiting for a fetch, with the simulated clock's work unit it parked (if any).
+    struct Waiter {
+        let continuation: CheckedContinuation<AuthToken, any Error>
+        let work: UInt64?
+    }
 
     /// One fetch in flight for a scope, owned by the task that runs it.
     struct Flight {
@@ -51,21 +55,27 @@ struct TokenEngineState {
         /// Stale, with the ID of the background refresh it started, if any.
         case stale(AuthToken, refresh: UInt64?)
         /// Below the minimum remaining lifetime but above the outage floor while the
-        /// backend fails for a transient reason (the error). Indirect: the error is large,
-        /// and every lookup's result should stay a few words.
+        /// backend fails for a transient reason (the error).
         indirect case degraded(AuthToken, FleetAuthError, refresh: UInt64?)
         case miss
     }
 
-    var cache: TokenCache
-    var flights: [AuthorizationScope: Flight] = [:]
-    var outages: [AuthorizationScope: Outage] = [:]
     /// A value the fleet service rejected, with what it said.
     struct Rejected {
         let value: String
         let rejection: TokenRejection?
     }
 
+    /// A token state to publish once the lock is released, numbered in the order the
+    /// changes happened.
+    struct StateChange {
+        let sequence: UInt64
+        let state: TokenState
+    }
+
+    var cache: TokenCache
+    var flights: [AuthorizationScope: Flight] = [:]
+    var outages: [AuthorizationScope: Outage] = [:]
     /// Values the fleet service rejected, per scope (the last four); a fetch must not
     /// return them.
     var rejected: [AuthorizationScope: [Rejected]] = [:]
@@ -74,9 +84,22 @@ struct TokenEngineState {
     var hits = 0
     var waits = 0
     var degraded = 0
+    /// Fetch tasks started and not yet finished, and the callers of `waitUntilIdle()`.
+    var runningTasks = 0
+    var idleWaiters: [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)] = []
+    /// The last successful fetch durations, oldest overwritten first.
+    private var durations: [TimeInterval] = []
+    /// Whether a token-state stream is open, as read when the lock was taken.
+    var watched = false
+    /// Changes made under the lock that ``TokenEngine`` publishes after releasing it.
+    var changes: [StateChange] = []
+    private var stateSequence: UInt64 = 0
 
-    init(cache: TokenCache) {
-        self.cache = cache
+    /// How many fetch durations are kept; the slowest of them stands for the p99.
+    static let durationWindow = 32
+
+    init(capacity: Int) {
+        cache = TokenCache(capacity: capacity)
     }
 
     mutating func nextID() -> UInt64 {
@@ -104,14 +127,6 @@ struct TokenEngineState {
         }
     }
 
-    /// `scope`'s token value if it is fresh at uptime `now`, counted as a hit; `nil`
-    /// otherwise, for ``lookUp(_:at:)`` to decide (the two agree at one `now`).
-    mutating func lookUpFreshValue(_ scope: AuthorizationScope, at now: TimeInterval) -> String? {
-        guard let value = cache.useFreshValue(scope, at: now) else { return nil }
-        hits &+= 1
-        return value
-    }
-
     /// Claims the scope's flight slot for a fetch with no waiter yet (a background
     /// refresh), unless a fetch already runs or the scope is cooling down after a failure.
     /// - Returns: the new flight's ID.
@@ -122,6 +137,29 @@ struct TokenEngineState {
         flights[scope] = Flight(id: flightID, startedAt: now)
         fetches += 1
         return flightID
+    }
+
+    /// Records a successful fetch's duration.
+    mutating func recordFetch(duration: TimeInterval) {
+        guard duration.isFinite, duration >= 0 else { return }
+        if durations.count == Self.durationWindow { durations.removeFirst() }
+        durations.append(duration)
+    }
+
+    /// The slowest of the recent fetches (0 before the first).
+    var slowestRecentFetch: TimeInterval { durations.max() ?? 0 }
+
+    /// Notes that `scope`'s token state may have changed, for the streams to hear once
+    /// the lock is released.
+    mutating func noteChange(of scope: AuthorizationScope, at now: TimeInterval) {
+        note(tokenState(of: scope, at: now))
+    }
+
+    /// Queues `state` for publishing, numbered after every change before it.
+    mutating func note(_ state: TokenState) {
+        guard watched else { return }
+        stateSequence &+= 1
+        changes.append(StateChange(sequence: stateSequence, state: state))
     }
 
     /// How `scope`'s token stands at uptime `now`, for ``TokenState`` streams.

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Something the token engine did, for an app to log or count: a fetch that started,
 /// succeeded or failed, a token served from the cache (fresh, stale or degraded during an

@@ -1,16 +1,18 @@
 /// Delivers ``TokenState`` changes to the streams apps watch, each change once per stream.
 ///
-/// The engine publishes while it holds the lock of the shard that changed, so the states
-/// of one scope reach every stream in the order they happened; a stream's first states
-/// (what holds when it starts) are published the same way. With no stream open, a publish
-/// costs one uncontended lock. Streams end when ``finish()`` runs (the provider is released).
+/// The engine publishes after releasing its lock, each change numbered under the lock in
+/// the order it happened: a change that arrives after a later one of the same scope is
+/// dropped, so every stream sees a scope's states in order. A stream's first states (what
+/// holds when it starts) are numbered the same way. Streams end when ``finish()`` runs
+/// (the provider is released).
 package final class TokenStateBroadcaster: Sendable {
     private struct Subscriber {
         /// The scope watched; `nil` for every scope.
         let scope: AuthorizationScope?
         let continuation: AsyncStream<TokenState>.Continuation
-        /// What this stream was last told, per scope.
-        var last: [AuthorizationScope: TokenState] = [:]
+        /// The number of the last change this stream heard per scope, and what it was told
+        /// (`nil` after a sign-out: the next state is news).
+        var last: [AuthorizationScope: (sequence: UInt64, state: TokenState?)] = [:]
     }
 
     private struct State {
@@ -47,15 +49,18 @@ package final class TokenStateBroadcaster: Sendable {
         return (stream, id)
     }
 
-    /// Delivers `change` to every stream watching its scope (only to stream `id` if given)
-    /// that was not last told the same about that scope.
-    package func publish(_ change: TokenState, to id: UInt64? = nil) {
+    /// Delivers `change`, the engine's change number `sequence`, to every stream watching
+    /// its scope (only to stream `id` if given) that has heard no later change of that scope
+    /// and was not last told the same.
+    package func publish(_ change: TokenState, sequence: UInt64, to id: UInt64? = nil) {
         state.withLock { state in
             for (key, subscriber) in state.subscribers where id == nil || key == id {
                 guard subscriber.scope == nil || subscriber.scope == change.scope else { continue }
-                if let last = subscriber.last[change.scope], last.says(change) { continue }
-                // After a sign-out nothing is remembered: the next state is news.
-                state.subscribers[key]?.last[change.scope] = change.phase == .signedOut ? nil : change
+                let last = subscriber.last[change.scope]
+                if let last, last.sequence > sequence { continue }
+                let signedOut = change.phase == .signedOut
+                state.subscribers[key]?.last[change.scope] = (sequence, signedOut ? nil : change)
+                if let told = last?.state, told.says(change) { continue }
                 subscriber.continuation.yield(change)
             }
         }

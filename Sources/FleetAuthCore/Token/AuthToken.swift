@@ -58,15 +58,9 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// Locks shared by every token's claims, picked by the token's storage address: a
     /// token carries no lock of its own.
     private enum ClaimsLocks {
-        final class Stripe: Sendable {
-            let primitive = PlatformLock()
-            func lock() { primitive.lock() }
-            func unlock() { primitive.unlock() }
-        }
+        static let stripes = (0..<64).map { _ in NSLock() }
 
-        static let stripes = (0..<64).map { _ in Stripe() }
-
-        static func stripe(for object: AnyObject) -> Stripe {
+        static func stripe(for object: AnyObject) -> NSLock {
             stripes[ObjectIdentifier(object).hashValue & 63]
         }
     }
@@ -121,25 +115,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         storage = Storage(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime,
             expiresAtUptime: expiresAtUptime, uptimeClock: clock, issuerClockOffset: issuerClockOffset)
-    }
-
-    /// The same token in storage of its own, its value copied into a new buffer: a thread
-    /// that hands out its own copy counts references on memory no other thread touches.
-    package func withOwnStorage() -> AuthToken {
-        let value = storage.value
-        let copiedValue = String(unsafeUninitializedCapacity: value.utf8.count) { buffer in
-            _ = buffer.initialize(from: value.utf8)
-            return value.utf8.count
-        }
-        return AuthToken(
-            storage: Storage(
-                value: copiedValue, scope: storage.scope, receivedAt: storage.receivedAt,
-                expiresAt: storage.expiresAt, lifetime: storage.lifetime, expiresAtUptime: storage.expiresAtUptime,
-                uptimeClock: storage.uptimeClock, issuerClockOffset: storage.issuerClockOffset))
-    }
-
-    private init(storage: Storage) {
-        self.storage = storage
     }
 
     /// How far the backend's clock (its `Date` header, or an `iat` in the device's future)

@@ -4,20 +4,54 @@ public import Foundation
 extension ManualWallClock {
     /// Runs `operation` to completion while moving the clock forward to every sleep
     /// deadline at most `horizon` seconds away (network latency, retry backoff), so
-    /// simulations and tests need not advance the clock by hand. Sleeps further away
-    /// (request timeouts) come due only if the operation itself waits that long.
+    /// simulations and tests need not advance the clock by hand. The clock moves only when
+    /// all the work it counts is parked (``settle()``), so every step happens in deadline
+    /// order, as it would in real time.
+    ///
+    /// The default horizon covers the SDK's own waits with its default policies (latency,
+    /// the longest retry backoff with its jitter); request timeouts (15 s by default) come
+    /// due only with a longer one.
+    /// - Returns: the operation's result; or ``ManualWallClock/Stalled`` when the operation
+    ///   waits for a deadline beyond `horizon`, or for nothing on this clock at all
+    ///   (the operation is then cancelled).
     public func runToCompletion<T: Sendable>(
-        horizon: TimeInterval = 1, _ operation: @escaping @Sendable () async throws -> T
+        horizon: TimeInterval = 10, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error> {
         let finished = LockedState(false)
-        let task = Task {
+        let task = counted {
             defer { finished.withLock { $0 = true } }
             return try await operation()
         }
-        while !finished.withLock({ $0 }) {
-            if let next = nextDeadline, next.timeIntervalSince(now()) <= horizon { advance(to: next) }
-            await Task.yield()
+        while true {
+            await settle()
+            if finished.withLock({ $0 }) { break }
+            let next = nextDeadline
+            guard let next, next.timeIntervalSince(now()) <= horizon else {
+                task.cancel()
+                _ = await task.result
+                return .failure(Stalled(horizon: horizon, nextDeadline: next.map { $0.timeIntervalSince(now()) }))
+            }
+            advance(to: next)
         }
         return await task.result
+    }
+
+    /// What ``runToCompletion(horizon:_:)`` returns when its operation waits for no
+    /// deadline within the horizon: raise the horizon to let the clock reach it.
+    public struct Stalled: Error, CustomStringConvertible {
+        /// The horizon the run had.
+        public let horizon: TimeInterval
+        /// How far away the next deadline was, if there was one.
+        public let nextDeadline: TimeInterval?
+
+        /// Says what the operation waited for and which horizon would reach it.
+        public var description: String {
+            if let nextDeadline {
+                return
+                    "The operation waits for a deadline \(nextDeadline) s away, beyond the horizon of \(horizon) s; pass runToCompletion(horizon:) at least that, or advance the clock yourself."
+            }
+            return
+                "The operation waits for nothing on this clock (no sleeper left): it waits for work the clock does not drive."
+        }
     }
 }

@@ -24,7 +24,7 @@ public import Foundation
 /// clock.advance(by: 0.2)
 /// print(try await token)                                  // AuthToken(tok_…, vehicle v-42, …)
 /// ```
-public final class ManualWallClock: WallClock, TimeoutDecidingClock {
+public final class ManualWallClock: WallClock, SimulatedClock {
     private struct Sleeper {
         let deadline: Date
         let continuation: CheckedContinuation<Void, any Error>
@@ -35,10 +35,15 @@ public final class ManualWallClock: WallClock, TimeoutDecidingClock {
         /// A timeout whose deadline passed while its operation ran, woken by the clock:
         /// it fires only if the operation next sleeps past it.
         var deferred = false
+        /// The unit of work that runs again when this sleep ends (for a timeout, the unit
+        /// that called `withTimeout(_:_:)`).
+        var wakes: UInt64? = nil
     }
 
     /// The `withTimeout(_:_:)` operation the current task runs for, if any.
     @TaskLocal private static var currentOperation: UInt64?
+    /// The unit of work the current task runs for, if the clock counts it.
+    @TaskLocal private static var currentUnit: UInt64?
 
     private struct Watcher {
         let count: Int
@@ -56,6 +61,25 @@ public final class ManualWallClock: WallClock, TimeoutDecidingClock {
         var nextID: UInt64 = 0
         /// Operations the clock woke that have not slept on it again since.
         var runningOperations: Set<UInt64> = []
+        /// The units of work the clock counts, and whether each is running (not parked).
+        var units: [UInt64: Bool] = [:]
+        /// Callers of `settle()`, woken when no unit runs.
+        var settleWaiters: [CheckedContinuation<Void, Never>] = []
+
+        var isSettled: Bool { !units.values.contains(true) }
+
+        /// Marks `unit` running (or parked), if it has not ended.
+        mutating func mark(_ unit: UInt64?, running: Bool) {
+            guard let unit, units[unit] != nil else { return }
+            units[unit] = running
+        }
+
+        /// The callers of `settle()` to wake, if no unit runs now.
+        mutating func takeSettleWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard isSettled, !settleWaiters.isEmpty else { return [] }
+            defer { settleWaiters.removeAll() }
+            return settleWaiters
+        }
 
         func sleeperCount(within: TimeInterval) -> Int {
             let horizon = now.addingTimeInterval(within)
@@ -110,7 +134,9 @@ public final class ManualWallClock: WallClock, TimeoutDecidingClock {
         try await sleep(for: duration, operation: Self.currentOperation, isTimeout: false)
     }
 
-    private func sleep(for duration: TimeInterval, operation: UInt64?, isTimeout: Bool) async throws {
+    private func sleep(
+        for duration: TimeInterval, operation: UInt64?, isTimeout: Bool, wakes: UInt64? = currentUnit
+    ) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -126,15 +152,24 @@ public final class ManualWallClock: WallClock, TimeoutDecidingClock {
                         timeout = state.takeTimeout(of: operation, passedBy: deadline)
                     }
                     state.sleepers[id] = Sleeper(
-                        deadline: deadline, continuation: continuation, operation: operation, isTimeout: isTimeout)
-                    return (state.takeSatisfiedWatchers(), timeout)
+                        deadline: deadline, continuation: continuation, operation: operation, isTimeout: isTimeout,
+                        wakes: wakes)
+                    // A timeout's own sleep parks nothing: its caller waits for the operation.
+                    if !isTimeout { state.mark(wakes, running: false) }
+                    // A deferred timeout that this sleep passes fires now: its caller runs.
+                    if let timeout { state.mark(timeout.wakes, running: true) }
+                    return (state.takeSatisfiedWatchers() + state.takeSettleWaiters(), timeout)
                 }
                 guard let woken else { return continuation.resume(throwing: CancellationError()) }
                 woken.timeout?.continuation.resume()
                 for watcher in woken.ready { watcher.resume() }
             }
         } onCancel: {
-            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            let sleeper = state.withLock { state in
+                let sleeper = state.sleepers.removeValue(forKey: id)
+                state.mark(sleeper?.wakes, running: true)
+                return sleeper
+            }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -152,10 +187,11 @@ public final class ManualWallClock: WallClock, TimeoutDecidingClock {
             return state.nextID
         }
         defer { state.withLock { _ = $0.runningOperations.remove(id) } }
+        let unit = Self.currentUnit
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await Self.$currentOperation.withValue(id) { try await operation() } }
             group.addTask {
-                try await self.sleep(for: max(seconds, 0.000_001), operation: id, isTimeout: true)
+                try await self.sleep(for: max(seconds, 0.000_001), operation: id, isTimeout: true, wakes: unit)
                 return nil
             }
             defer { group.cancelAll() }
@@ -181,6 +217,7 @@ public final class ManualWallClock: WallClock, TimeoutDecidingClock {
                 if let operation = sleeper.operation, timedOut.contains(operation) { continue }
                 if sleeper.isTimeout, let operation = sleeper.operation { timedOut.insert(operation) }
                 state.sleepers[id] = nil
+                state.mark(sleeper.wakes, running: true)
                 if !sleeper.isTimeout, let operation = sleeper.operation { state.runningOperations.insert(operation) }
                 due.append(sleeper)
             }
@@ -188,6 +225,73 @@ public final class ManualWallClock: WallClock, TimeoutDecidingClock {
         }
         for sleeper in due { sleeper.continuation.resume() }
         for watcher in watchers { watcher.resume() }
+    }
+
+    // MARK: Work
+
+    /// Registers a unit of work that a new task is about to run, as running.
+    package func beginWork() -> UInt64 {
+        state.withLock { state in
+            state.nextID += 1
+            state.units[state.nextID] = true
+            return state.nextID
+        }
+    }
+
+    /// Runs `body` as unit `unit`, which ends when it returns.
+    package func perform(_ unit: UInt64, _ body: @Sendable () async -> Void) async {
+        await Self.$currentUnit.withValue(unit) { await body() }
+        endWork(unit)
+    }
+
+    private func endWork(_ unit: UInt64) {
+        let waiters = state.withLock { state in
+            state.units[unit] = nil
+            return state.takeSettleWaiters()
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Marks the calling task's unit, if any, as parked on another unit's result.
+    package func parkCurrentWork() -> UInt64? {
+        guard let unit = Self.currentUnit else { return nil }
+        let waiters = state.withLock { state in
+            state.mark(unit, running: false)
+            return state.takeSettleWaiters()
+        }
+        for waiter in waiters { waiter.resume() }
+        return unit
+    }
+
+    /// Marks `unit` as running again.
+    package func resumeWork(_ unit: UInt64) {
+        state.withLock { $0.mark(unit, running: true) }
+    }
+
+    /// Returns once all the work the clock counts is parked: every fetch the SDK started
+    /// on this clock, and every operation of ``runToCompletion(horizon:_:)``, is asleep on
+    /// the clock, waiting for another one's result, or finished. Then nothing changes
+    /// until the clock moves, so a test can read state or advance the clock knowing that
+    /// everything the last advance woke has had its turn.
+    public func settle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let settled = state.withLock { state -> Bool in
+                if state.isSettled { return true }
+                state.settleWaiters.append(continuation)
+                return false
+            }
+            if settled { continuation.resume() }
+        }
+    }
+
+    /// Runs `body` as a unit of work the clock counts, so that ``settle()`` waits for it
+    /// until it parks or ends.
+    func counted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
+        let unit = beginWork()
+        return Task {
+            defer { endWork(unit) }
+            return try await Self.$currentUnit.withValue(unit) { try await body() }
+        }
     }
 
     /// Moves the clock forward to the wall time `date` (never backward).

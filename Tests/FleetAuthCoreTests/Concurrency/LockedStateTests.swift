@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// The lock under every engine's state, contended by more threads than the machine has
-/// cores, so that holders are preempted and waiters go past the spin to sleep in the kernel:
-/// no update is lost, and every thread gets through.
+/// cores, so that holders are preempted while others wait: no update is lost, and every
+/// thread gets through.
 @Suite("Locked state: no lost update under contention")
 struct LockedStateTests {
     @Test func threadsContendingForOneLockLoseNoUpdate() {

@@ -77,43 +77,23 @@ struct TokenCacheTests {
         let at = Self.now.addingTimeInterval(secondsLater)
         #expect(entry.freshness(at: at.timeIntervalSince1970) == RefreshPolicy().freshness(of: entry.token, at: at))
     }
-}
 
-@Suite("Token cache: evicting for another shard's capacity")
-struct TokenCacheEvictOneTests {
-    @Test func evictOneNeverTakesTheSparedEntryAndStopsWhenItIsAlone() {
-        var cache = TokenCache(capacity: 8)
-        _ = cache.store(TokenCacheTests.entry("new"), for: .vehicle("new"))
-        #expect(cache.evictOne(sparing: .vehicle("new")) == nil)
-        _ = cache.store(TokenCacheTests.entry("old"), for: .vehicle("old"))
-        _ = cache.use(.vehicle("old"), at: TokenCacheTests.uptime)  // a second chance does not save it
-        #expect(cache.evictOne(sparing: .vehicle("new")) == .vehicle("old"))
-        #expect(cache.count == 1)
-        #expect(cache.peek(.vehicle("new")) != nil)
-    }
-
-    @Test func theIndexAgreesWithADictionaryThroughThousandsOfStoresRemovalsAndEvictions() {
-        // Open addressing with backward-shift removal: every operation checked against a
-        // plain dictionary, with IDs chosen so that probe runs form and wrap.
+    @Test func entriesAgreeWithADictionaryThroughThousandsOfStoresRemovalsAndEvictions() {
         var cache = TokenCache(capacity: 300)
         var reference: [AuthorizationScope: String] = [:]
-        var generator = SystemRandomNumberGenerator()
         var entries: [String: TokenCache.Entry] = [:]
         for step in 0..<6000 {
-            let id = "v-\(Int.random(in: 0..<500, using: &generator))"
+            let id = "v-\(Int.random(in: 0..<500))"
             let scope = AuthorizationScope.vehicle(id)
-            switch Int.random(in: 0..<10, using: &generator) {
-            case 0..<6:
-                let entry = entries[id] ?? TokenCacheTests.entry(id)
+            if Int.random(in: 0..<10) < 6 {
+                let entry = entries[id] ?? Self.entry(id)
                 entries[id] = entry
                 if let evicted = cache.store(entry, for: scope) { reference[evicted] = nil }
                 reference[scope] = entry.token.fingerprint
-            case 6..<9:
+            } else {
                 let removed = cache.remove(scope)
                 #expect((removed != nil) == (reference[scope] != nil), "step \(step)")
                 reference[scope] = nil
-            default:
-                if let victim = cache.evictOne(sparing: scope) { reference[victim] = nil }
             }
             #expect(cache.count == reference.count, "step \(step)")
             #expect(cache.count <= 300)

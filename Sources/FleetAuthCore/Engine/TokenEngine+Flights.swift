@@ -1,0 +1,244 @@
+import Foundation
+
+extension TokenEngine {
+    /// Registers the caller as a waiter of the scope's fetch, starting one if none runs.
+    func waitForFetch(_ scope: AuthorizationScope) async throws -> AuthToken {
+        let waiterID = state.withLock { $0.nextID() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<AuthToken, any Error>) in
+                register(continuation, as: waiterID, for: scope)
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
+            if let waiter { resume(waiter, with: .failure(CancellationError())) }
+        }
+    }
+
+    private func register(
+        _ continuation: CheckedContinuation<AuthToken, any Error>, as waiterID: UInt64, for scope: AuthorizationScope
+    ) {
+        enum Registration {
+            case joined
+            case started(UInt64, work: UInt64?)
+            case served(TokenEngineState.Lookup)
+            case replayed(FleetAuthError)
+            case cancelled
+        }
+        let now = clock.uptime()
+        let registration: Registration = withState { state in
+            if Task.isCancelled { return .cancelled }
+            // Re-check under the lock: a fetch may have finished since the fast path.
+            let lookup = state.lookUp(scope, at: now)
+            if case .miss = lookup {} else { return .served(lookup) }
+            if let outage = state.outages[scope] {
+                if let flight = state.flights[scope], flight.retriesInBackground {
+                    // The backend is down and a flight keeps retrying: fail fast.
+                    state.flights[scope]?.demanded = true
+                    return .replayed(outage.failure(at: now))
+                }
+                if state.flights[scope] == nil, outage.replayUntil > now {
+                    return .replayed(outage.failure(at: now))
+                }
+            }
+            state.waits += 1
+            // A new flight's work is counted before its caller is parked on it, so that a
+            // simulated clock never sees both idle.
+            let flightWork = state.flights[scope] == nil ? clock.countWork() : nil
+            let waiter = TokenEngineState.Waiter(continuation: continuation, work: clock.parkWork())
+            if let flight = state.flights[scope] {
+                // The first waiter since the flight had none (a background refresh, or one
+                // whose earlier waiters were answered) starts a new budget.
+                if flight.waiters.isEmpty { state.flights[scope]?.waitedSince = now }
+                state.flights[scope]?.waiters[waiterID] = waiter
+                return .joined
+            }
+            let flightID = state.nextID()
+            state.flights[scope] = TokenEngineState.Flight(
+                id: flightID, startedAt: now, waitedSince: now, waiters: [waiterID: waiter])
+            state.fetches += 1
+            return .started(flightID, work: flightWork)
+        }
+        switch registration {
+        case .joined: break
+        case .started(let flightID, let work): launch(flight: flightID, for: scope, work: work)
+        case .served(let lookup):
+            if let token = deliver(lookup, for: scope, at: now) { continuation.resume(returning: token) }
+        case .replayed(let error):
+            emit(.failureReplayed(scope, error: error))
+            continuation.resume(throwing: error)
+        case .cancelled:
+            continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Resumes `waiter` with `result`, telling a simulated clock its caller runs again.
+    func resume(_ waiter: TokenEngineState.Waiter, with result: Result<AuthToken, any Error>) {
+        clock.unparkWork(waiter.work)
+        waiter.continuation.resume(with: result)
+    }
+
+    /// Starts the task that runs flight `flightID` and records it in the slot; `work` is
+    /// its unit on a simulated clock, if already begun.
+    func launch(flight flightID: UInt64, for scope: AuthorizationScope, work: UInt64? = nil) {
+        state.withLock { $0.runningTasks += 1 }
+        let task = clock.startWork(work ?? clock.countWork()) { await self.run(flight: flightID, for: scope) }
+        let orphaned = withState { state -> Bool in
+            guard state.flights[scope]?.id == flightID else { return true }
+            state.flights[scope]?.task = task
+            state.noteChange(of: scope, at: clock.uptime())
+            return false
+        }
+        if orphaned { task.cancel() }
+    }
+
+    /// Fetches, then stores the outcome and answers every waiter — only if the slot
+    /// still belongs to this flight (`invalidateAll()` may have taken it).
+    private func run(flight flightID: UInt64, for scope: AuthorizationScope) async {
+        let started = clock.uptime()
+        // Waiters' budget runs from when the fetch really starts.
+        state.withLock { state in
+            guard state.flights[scope]?.id == flightID, let since = state.flights[scope]?.waitedSince else { return }
+            state.flights[scope]?.waitedSince = max(since, started)
+        }
+        let waitersDeadline = configuration.retry.deadline
+        let result = await fetcher.fetch(
+            scope,
+            deadline: {
+                // Waiters within their budget bound the attempt; a background retry is not.
+                state.withLock { state in
+                    guard let flight = state.flights[scope], flight.id == flightID, !flight.waiters.isEmpty,
+                        !flight.retriesInBackground, let waitedSince = flight.waitedSince
+                    else { return .infinity }
+                    return waitedSince + waitersDeadline
+                }
+            },
+            shouldRetry: { error, attempt, retryAt in
+                attemptFailed(flight: flightID, for: scope, error: error, attempt: attempt, retryAt: retryAt)
+            })
+        finish(flight: flightID, for: scope, with: result, startedAt: started)
+    }
+
+    /// Stores a finished flight's outcome, answers its waiters, and wakes the callers of
+    /// `waitUntilIdle()` once no fetch task runs.
+    private func finish(
+        flight flightID: UInt64, for scope: AuthorizationScope, with fetched: Result<AuthToken, FleetAuthError>,
+        startedAt started: TimeInterval
+    ) {
+        let now = clock.uptime()
+        let refresh = configuration.refresh
+        let randomUnit = fetcher.randomUnit()
+        var evicted: AuthorizationScope?
+        typealias Outcome = (
+            waiters: [TokenEngineState.Waiter], result: Result<AuthToken, FleetAuthError>,
+            idle: [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)]
+        )
+        let (waiters, result, idle) = withState { state -> Outcome in
+            var result = fetched
+            if case .success = result { state.recordFetch(duration: now - started) }
+            state.runningTasks -= 1
+            let idle = state.runningTasks == 0 ? state.idleWaiters : []
+            if state.runningTasks == 0 { state.idleWaiters.removeAll() }
+            guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
+            state.flights[scope] = nil
+            if case .success(let token) = result, let rejected = state.rejected[scope]?.first(where: { $0.value == token.value }) {
+                result = .failure(Self.reissued(rejected, scope: scope))
+            }
+            switch result {
+            case .success(let token):
+                let allowance = refresh.adaptiveAllowance(
+                    slowestFetch: state.slowestRecentFetch, retry: configuration.retry, randomUnit: randomUnit)
+                let previous = state.cache.peek(scope)
+                let entry = TokenCache.Entry(
+                    token: token, policy: refresh, allowance: allowance, lookupInterval: previous?.lookupInterval ?? 0)
+                evicted = state.cache.store(entry, for: scope)
+                state.outages[scope] = nil
+            case .failure(let error):
+                var outage = state.outages[scope] ?? TokenEngineState.Outage(since: now, error: error)
+                outage.error = error
+                outage.replayUntil = now + configuration.retry.failureCooldown
+                state.outages[scope] = outage
+                result = .failure(outage.failure(at: now))
+            }
+            state.noteChange(of: scope, at: now)
+            if let evicted { state.noteChange(of: evicted, at: now) }
+            return (Array(flight.waiters.values), result, idle)
+        }
+        if let evicted { emit(.evicted(evicted)) }
+        for waiter in waiters { resume(waiter, with: result.mapError { $0 as any Error }) }
+        for waiter in idle {
+            clock.unparkWork(waiter.work)
+            waiter.continuation.resume()
+        }
+    }
+
+    /// The error for a fetch that returned a value the fleet service had rejected.
+    private static func reissued(_ rejected: TokenEngineState.Rejected, scope: AuthorizationScope) -> FleetAuthError {
+        let message =
+            if let rejection = rejected.rejection {
+                "The fleet service refused this token (\(rejection)), and asked for a new one the backend returned the same token, so a refetch cannot fix it: fix what the fleet service names (audience, claim key, IDs, project) in the backend's minting."
+            } else {
+                "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again."
+            }
+        return FleetAuthError(
+            reason: .rejectedTokenReissued, message: message, scope: scope, status: rejected.rejection?.status,
+            underlyingError: rejected.rejection)
+    }
+
+    /// Records a failed attempt of flight `flightID` and decides whether another follows at
+    /// uptime `retryAt`. Its waiters get the cached token degraded when the failure is
+    /// transient and the token is above its outage floor, or the error once they have had
+    /// the retry policy's attempts and deadline. The flight keeps retrying a transient
+    /// failure while the cached token stays usable until `retryAt`, while waiters are
+    /// within their budget, or while callers keep asking for the scope.
+    private func attemptFailed(
+        flight flightID: UInt64, for scope: AuthorizationScope, error: FleetAuthError, attempt: Int,
+        retryAt: TimeInterval
+    ) -> Bool {
+        let now = clock.uptime()
+        let retry = configuration.retry
+        typealias Outcome = (
+            retries: Bool, served: (AuthToken, [TokenEngineState.Waiter])?, failed: [TokenEngineState.Waiter],
+            failure: FleetAuthError
+        )
+        let outcome = withState { state -> Outcome in
+            guard var flight = state.flights[scope], flight.id == flightID else { return (false, nil, [], error) }
+            var outage = state.outages[scope] ?? TokenEngineState.Outage(since: now, error: error)
+            outage.error = error
+            state.outages[scope] = outage
+            let entry = state.cache.peek(scope)
+            let budgetSpent =
+                !error.isTransient || attempt >= retry.maximumAttempts
+                || retryAt >= (flight.waitedSince ?? flight.startedAt) + retry.deadline
+            if budgetSpent { flight.retriesInBackground = true }
+            var served: (AuthToken, [TokenEngineState.Waiter])?
+            var failed: [TokenEngineState.Waiter] = []
+            if !flight.waiters.isEmpty {
+                if error.isTransient, let entry, now < entry.floorAt {
+                    served = (entry.token, Array(flight.waiters.values))
+                    state.hits &+= flight.waiters.count
+                    state.degraded &+= flight.waiters.count
+                    flight.waiters = [:]
+                } else if budgetSpent {
+                    failed = Array(flight.waiters.values)
+                    flight.waiters = [:]
+                }
+            }
+            let usable = entry.map { retryAt < $0.floorAt } ?? false
+            let retries = error.isTransient && (!flight.waiters.isEmpty || usable || flight.demanded)
+            flight.demanded = false
+            state.flights[scope] = flight
+            state.noteChange(of: scope, at: now)
+            return (retries, served, failed, outage.failure(at: now))
+        }
+        if let (token, waiters) = outcome.served {
+            for waiter in waiters {
+                emit(
+                    .servedDegraded(
+                        scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: error))
+                resume(waiter, with: .success(token))
+            }
+        }
+        for waiter in outcome.failed { resume(waiter, with: .failure(outcome.failure)) }
+        return outcome.retries
+    }
+}

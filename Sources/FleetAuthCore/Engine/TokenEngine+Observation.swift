@@ -1,0 +1,74 @@
+extension TokenEngine {
+    /// A stream of `scope`'s token states (`nil`: every scope's), starting with how each
+    /// stands now; see ``TokenProvider/tokenStates(for:)``.
+    package func tokenStates(of scope: AuthorizationScope?) -> AsyncStream<TokenState> {
+        let (stream, id) = states.subscribe(to: scope)
+        let now = clock.uptime()
+        let current = state.withLock { state -> [TokenEngineState.StateChange] in
+            state.watched = true
+            for scope in scope.map({ [$0] }) ?? Array(state.knownScopes) {
+                state.noteChange(of: scope, at: now)
+            }
+            defer { state.changes.removeAll() }
+            return state.changes
+        }
+        for change in current { states.publish(change.state, sequence: change.sequence, to: id) }
+        return stream
+    }
+
+    /// The cached token for `scope`, whatever its freshness; `nil` if none. Never fetches
+    /// and never suspends.
+    package func cachedToken(for scope: AuthorizationScope) -> AuthToken? {
+        state.withLock { $0.cache.peek(scope)?.token }
+    }
+
+    /// Counts of what the engine has done so far, and what it holds now.
+    package var statistics: Statistics {
+        state.withLock { state in
+            Statistics(
+                fetches: state.fetches, hits: state.hits, waits: state.waits, degradedServes: state.degraded,
+                cachedScopes: state.cache.count, activeFetches: state.flights.count)
+        }
+    }
+
+    /// Returns once no fetch task is running, background refreshes included (a fetch
+    /// cancelled by ``invalidateAll()`` counts until its task has ended).
+    package func waitUntilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                if state.runningTasks == 0 { return true }
+                state.idleWaiters.append((continuation, clock.parkWork()))
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    /// Fetches tokens for `scopes` that have none fresh, through the same single flight as
+    /// every caller, and returns the errors of those that failed.
+    package func prefetch(_ scopes: [AuthorizationScope]) async -> [FleetAuthError] {
+        var seen = Set<AuthorizationScope>()
+        let now = clock.uptime()
+        let needed = scopes.filter { scope in
+            guard seen.insert(scope).inserted else { return false }
+            return state.withLock { $0.cache.peek(scope)?.freshness(at: now) } != .fresh
+        }
+        return await withTaskGroup(of: FleetAuthError?.self) { group in
+            for scope in needed {
+                group.addTask {
+                    do {
+                        _ = try await self.token(for: scope)
+                        return nil
+                    } catch let error as FleetAuthError {
+                        return error
+                    } catch {
+                        return nil  // cancelled: the fetch goes on for other callers
+                    }
+                }
+            }
+            var failures: [FleetAuthError] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
+        }
+    }
+}
