@@ -36,6 +36,19 @@ extension ManualWallClock {
         return await task.result
     }
 
+    /// Moves the clock to the wall time `date` one sleeper deadline at a time, waiting at
+    /// each for the work it woke to park again (``settle()``): background refreshes and
+    /// retries happen at their own moments, in order, not all at `date`.
+    public func run(until date: Date) async {
+        await settle()
+        while let next = nextDeadline, next <= date {
+            advance(to: next)
+            await settle()
+        }
+        advance(to: date)
+        await settle()
+    }
+
     /// What ``runToCompletion(horizon:_:)`` returns when its operation waits for no
     /// deadline within the horizon: raise the horizon to let the clock reach it.
     public struct Stalled: Error, CustomStringConvertible {

@@ -200,9 +200,9 @@ struct TokenEngineStatisticsTests {
     }
 }
 
-@Suite("Token engine: shards")
-struct TokenEngineShardTests {
-    @Test func aShardedCacheKeepsItsTotalCapacityWhateverTheHashSpread() async throws {
+@Suite("Token engine: capacity")
+struct TokenEngineCapacityTests {
+    @Test func theCacheKeepsItsCapacityThroughManyScopesAndASignOut() async throws {
         let h = try EngineHarness(cacheCapacity: 256)
         for index in 0..<1000 { _ = try await h.engine.token(for: .vehicle("vehicle-\(index)")) }
         #expect(h.engine.statistics.cachedScopes == 256)

@@ -60,7 +60,7 @@ struct OutageSimulation {
         var time: TimeInterval = 0
         while time < end {
             if time >= watchFrom || outage.contains(time) || time == 0 {
-                await clock.advanceSettled(to: origin + time, watching: transport)
+                await clock.advanceSettled(to: origin + time)
                 for scope in scopes {
                     let cachedLife = engine.cachedToken(for: scope).map { $0.remainingLifetime(at: clock.now()) }
                     let result: Result<AuthToken, any Error>

@@ -4,11 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite(
-    "Vehicle reporter through token-backend outages",
-    .disabled(
-        if: ProcessInfo.processInfo.environment["FLEETAUTH_SKIP_OUTAGE_SIMULATIONS"] != nil,
-        "outage simulations run in the plain suite, not under the sanitizer"))
+@Suite("Vehicle reporter through token-backend outages")
 struct VehicleReporterOutageTests {
     /// Reports every 5 s from the refresh window on, with the token endpoint answering 503
     /// from `outageStart` (seconds after the first token) for `duration` seconds.
@@ -29,7 +25,7 @@ struct VehicleReporterOutageTests {
         var failures: [(TimeInterval, FleetServiceError)] = []
         var time: TimeInterval = 0
         while time < end {
-            await f.clock.advanceSettled(to: origin + time, watching: f.transport)
+            await f.clock.advanceSettled(to: origin + time)
             let location = f.location()
             let result = await f.clock.runToCompletion(horizon: 10) { try await reporter.report(location) }
             switch result {
