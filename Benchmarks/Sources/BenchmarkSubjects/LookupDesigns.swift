@@ -4,14 +4,13 @@ import Foundation
 
 /// The lookups compared, each set up with one cached token for `vehicle-42`: the peers of
 /// ``Peers`` and FleetAuth's three entry points, and FleetAuth's async entry point over
-/// 1,000 scopes in turn, which its thread's lines cannot hold (its shard path). Used for
-/// timings and instruction counts.
+/// 1,000 scopes in turn. Used for timings and instruction counts.
 public enum LookupDesign: String, CaseIterable, Sendable {
     case floor, snapshot, actor
     case fleetAuthSync = "fleetauth-sync"
     case fleetAuthAsync = "fleetauth-async"
     case fleetAuthMainActor = "fleetauth-main-actor"
-    case fleetAuthShard = "fleetauth-shard"
+    case fleetAuthMany = "fleetauth-many"
 
     /// How the table names it.
     public var title: String {
@@ -22,7 +21,7 @@ public enum LookupDesign: String, CaseIterable, Sendable {
         case .fleetAuthSync: "FleetAuth cachedUsableToken(for:)"
         case .fleetAuthAsync: "FleetAuth fetchToken(with:) (async)"
         case .fleetAuthMainActor: "FleetAuth fetchToken(with:) from @MainActor"
-        case .fleetAuthShard: "FleetAuth fetchToken(with:), 1,000 scopes in turn"
+        case .fleetAuthMany: "FleetAuth fetchToken(with:), 1,000 scopes in turn"
         }
     }
 
@@ -79,7 +78,7 @@ public enum LookupDesign: String, CaseIterable, Sendable {
             }
         case .fleetAuthMainActor:
             sum = try await Self.runOnMainActor(subjects, iterations: iterations)
-        case .fleetAuthShard:
+        case .fleetAuthMany:
             // Fetched here, for this design alone: the two runs' difference drops the set-up.
             let contexts = (0..<1000).map { DriverAuthorizationContext(vehicleID: "vehicle-\($0)") }
             for context in contexts { sum &+= try await subjects.provider.fetchToken(with: context).utf8.count }

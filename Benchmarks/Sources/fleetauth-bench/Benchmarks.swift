@@ -226,55 +226,11 @@ enum Benchmarks {
         var tokenBytesPerContext = 0.0
         var lookupNanosecondsAtScale = 0.0
         var lookupNanosecondsAtTen = 0.0
-        var bareNanosecondsAtScale = 0.0
-        var bareNanosecondsAtTen = 0.0
-        /// Lookups over 1,000 contexts: more than a thread's lines hold, so FleetAuth's go to
-        /// its shards, while the data still fits in the processor's caches.
-        var lookupNanosecondsAtThousand = 0.0
-        var bareNanosecondsAtThousand = 0.0
         var ratio: Double { lookupNanosecondsAtScale / lookupNanosecondsAtTen }
-        var bareRatio: Double { bareNanosecondsAtScale / bareNanosecondsAtTen }
-        /// What scale adds to a lookup, over what it adds to the bare dictionary's.
-        var extraOverBare: Double {
-            (lookupNanosecondsAtScale - lookupNanosecondsAtTen) / (bareNanosecondsAtScale - bareNanosecondsAtTen)
-        }
-        /// FleetAuth's lookup over the bare table's, both at this scale.
-        var overBareAtScale: Double { lookupNanosecondsAtScale / bareNanosecondsAtScale }
-        /// The same from 1,000 contexts: what the cache's size alone adds, without what the
-        /// thread lines save at 10 contexts and cannot at 100,000.
-        var extraOverBareFromThousand: Double {
-            (lookupNanosecondsAtScale - lookupNanosecondsAtThousand)
-                / (bareNanosecondsAtScale - bareNanosecondsAtThousand)
-        }
     }
 
-    /// The scale rows measured in `runs` fresh processes of this benchmark (`--scale N
-    /// --scale-json`), and the run whose extra over the bare table's is the median. Each
-    /// process places its tables in memory of its own: on this machine the gap between
-    /// FleetAuth and the bare table at 100,000 contexts moves by ±25 ns from process to process
-    /// while it holds within one, so one process is one draw.
-    static func scaleAcrossProcesses(contexts count: Int, runs: Int) throws -> (median: Scale, all: [Scale]) {
-        let all = try (0..<runs).map { _ in try scaleInChildProcess(contexts: count) }
-        let sorted = all.sorted { $0.extraOverBare < $1.extraOverBare }
-        return (sorted[sorted.count / 2], all)
-    }
-
-    private static func scaleInChildProcess(contexts count: Int) throws -> Scale {
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--scale", String(count), "--scale-json"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-            let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last,
-            let scale = try? JSONDecoder().decode(Scale.self, from: Data(line.utf8))
-        else { throw BenchError("the scale run in a child process failed (status \(process.terminationStatus))") }
-        return scale
-    }
-
+    /// Memory per cached context beyond its token, and a lookup at random over `count`
+    /// contexts against one over 10.
     static func scale(contexts count: Int = 100_000) async throws -> Scale {
         var result = Scale()
         result.contexts = count
@@ -298,27 +254,10 @@ enum Benchmarks {
         let order = (0..<200_000).map { _ in contexts[Int.random(in: 0..<count, using: &random)] }
         let few = Array(contexts.prefix(10))
         let fewOrder = (0..<200_000).map { _ in few[Int.random(in: 0..<10, using: &random)] }
-        let thousand = Array(contexts.prefix(1000))
-        let thousandOrder = (0..<200_000).map { _ in thousand[Int.random(in: 0..<thousand.count, using: &random)] }
-        // The same access patterns on a bare lock and a [String: String] of as many entries
-        // handing the token out (as FleetAuth does: the caller owns the value it gets), to
-        // separate the SDK's cost from what random access over 100,000 entries costs anyway.
-        var table: [String: String] = [:]
-        for context in contexts { table[context.vehicleID] = provider.cachedUsableToken(for: context)?.value ?? "" }
-        let bare = BareTable(table)
-        let orderIDs = order.map(\.vehicleID)
-        let fewIDs = fewOrder.map(\.vehicleID)
-        let thousandIDs = thousandOrder.map(\.vehicleID)
-        // Each pattern walks its own sequence, from where its last batch stopped.
         var atScale = 0
         var atTen = 0
-        var bareAtScale = 0
-        var bareAtTen = 0
-        var atThousand = 0
-        var bareAtThousand = 0
-        // Many short batches: the medians of memory-bound lookups settle only over many.
         let medians = try await Measure.interleavedMedianNanoseconds(
-            batches: 201, iterations: order.count / 31,
+            batches: 61, iterations: order.count / 31,
             [
                 {
                     sink.value &+= try await provider.fetchToken(with: order[atScale]).utf8.count
@@ -328,44 +267,10 @@ enum Benchmarks {
                     sink.value &+= try await provider.fetchToken(with: fewOrder[atTen]).utf8.count
                     atTen = atTen == fewOrder.count - 1 ? 0 : atTen + 1
                 },
-                {
-                    sink.value &+= bare.token(for: orderIDs[bareAtScale])?.utf8.count ?? 0
-                    bareAtScale = bareAtScale == orderIDs.count - 1 ? 0 : bareAtScale + 1
-                },
-                {
-                    sink.value &+= bare.token(for: fewIDs[bareAtTen])?.utf8.count ?? 0
-                    bareAtTen = bareAtTen == fewIDs.count - 1 ? 0 : bareAtTen + 1
-                },
-                {
-                    sink.value &+= try await provider.fetchToken(with: thousandOrder[atThousand]).utf8.count
-                    atThousand = atThousand == thousandOrder.count - 1 ? 0 : atThousand + 1
-                },
-                {
-                    sink.value &+= bare.token(for: thousandIDs[bareAtThousand])?.utf8.count ?? 0
-                    bareAtThousand = bareAtThousand == thousandIDs.count - 1 ? 0 : bareAtThousand + 1
-                },
             ])
         result.lookupNanosecondsAtScale = medians[0]
         result.lookupNanosecondsAtTen = medians[1]
-        result.bareNanosecondsAtScale = medians[2]
-        result.bareNanosecondsAtTen = medians[3]
-        result.lookupNanosecondsAtThousand = medians[4]
-        result.bareNanosecondsAtThousand = medians[5]
         return result
-    }
-
-    /// A lock around a `[String: String]`, handing out the value it finds: the bare
-    /// baseline of the scale benchmark. Not inlined, so that the value really leaves the
-    /// lock owned by the caller, as a token handed to a request does.
-    final class BareTable: Sendable {
-        private let lock = NSLock()
-        private let table: [String: String]
-        init(_ table: [String: String]) { self.table = table }
-
-        @inline(never)
-        func token(for key: String) -> String? {
-            lock.withLock { table[key] }
-        }
     }
 
     /// The `exp` of a JWT, read the way the seed sample reads it (JWT decoding is FleetAuth's

@@ -77,7 +77,7 @@ enum OutageBench {
         var outcome = Outcome()
         var time: TimeInterval = 0
         while time < end {
-            await advance(clock, to: origin + time, transport)
+            await advance(clock, to: origin + time)
             if provider.cachedUsableToken(for: vehicle) == nil {
                 let result = await clock.runToCompletion(horizon: 10) { try await provider.token(for: vehicle) }
                 if case .failure = result { outcome.failed += 1 }
@@ -89,32 +89,9 @@ enum OutageBench {
         return outcome
     }
 
-    /// Moves the clock to `target` one sleeper deadline at a time, letting woken tasks run
-    /// until the clock and transport settle, so background retries keep their own moments.
-    static func advance(_ clock: ManualWallClock, to target: TimeInterval, _ transport: InMemoryTransport) async {
-        await settle(clock, transport)
-        while let next = clock.nextDeadline, next.timeIntervalSince1970 <= target {
-            clock.advance(by: min(next.timeIntervalSince1970 + 0.1, target) - clock.uptime())
-            await settle(clock, transport)
-        }
-        if target > clock.uptime() { clock.advance(by: target - clock.uptime()) }
-        await settle(clock, transport)
-    }
-
-    private static func settle(_ clock: ManualWallClock, _ transport: InMemoryTransport) async {
-        var last = (clock.sleeperCount, clock.nextDeadline, transport.requests.count)
-        var quiet = 0
-        // Quiet for a few yields and a fraction of a millisecond: a woken task may still
-        // be waiting for a thread.
-        var quietSince = ContinuousClock.now
-        for _ in 0..<20_000 where quiet < 8 || ContinuousClock.now - quietSince < .microseconds(300) {
-            await Task.yield()
-            let now = (clock.sleeperCount, clock.nextDeadline, transport.requests.count)
-            if now == last {
-                quiet += 1
-            } else {
-                (last, quiet, quietSince) = (now, 0, ContinuousClock.now)
-            }
-        }
+    /// Moves the clock to uptime `target` one sleeper deadline at a time, letting the work
+    /// each deadline wakes park again, so background retries keep their own moments.
+    static func advance(_ clock: ManualWallClock, to target: TimeInterval) async {
+        await clock.run(until: clock.now().addingTimeInterval(target - clock.uptime()))
     }
 }

@@ -83,6 +83,13 @@ package struct TokenCache {
         var entry: Entry
         var used = false
         let position: Int
+
+        /// Marks the slot used, records the lookup, and says what the token is worth now.
+        mutating func use(at now: TimeInterval) -> (AuthToken, RefreshPolicy.Freshness, Bool) {
+            if !used { used = true }
+            if now >= entry.watchFrom { entry.recordLookup(at: now) }
+            return (entry.token, entry.freshness(at: now), now < entry.floorAt)
+        }
     }
 
     /// The most entries kept.
@@ -111,10 +118,7 @@ package struct TokenCache {
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
         guard let index = slots.index(forKey: scope) else { return nil }
-        slots.values[index].used = true
-        slots.values[index].entry.recordLookup(at: now)
-        let entry = slots.values[index].entry
-        return (entry.token, entry.freshness(at: now), now < entry.floorAt)
+        return slots.values[index].use(at: now)
     }
 
     /// The entry for `scope`, without marking it as used.

@@ -141,7 +141,7 @@ extension TokenEngine {
             guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
             state.flights[scope] = nil
             if case .success(let token) = result, let rejected = state.rejected[scope]?.first(where: { $0.value == token.value }) {
-                result = .failure(Self.reissued(rejected, scope: scope))
+                result = .failure(FleetAuthError.reissued(rejection: rejected.rejection, scope: scope))
             }
             switch result {
             case .success(let token):
@@ -169,19 +169,6 @@ extension TokenEngine {
             clock.unparkWork(waiter.work)
             waiter.continuation.resume()
         }
-    }
-
-    /// The error for a fetch that returned a value the fleet service had rejected.
-    private static func reissued(_ rejected: TokenEngineState.Rejected, scope: AuthorizationScope) -> FleetAuthError {
-        let message =
-            if let rejection = rejected.rejection {
-                "The fleet service refused this token (\(rejection)), and asked for a new one the backend returned the same token, so a refetch cannot fix it: fix what the fleet service names (audience, claim key, IDs, project) in the backend's minting."
-            } else {
-                "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again."
-            }
-        return FleetAuthError(
-            reason: .rejectedTokenReissued, message: message, scope: scope, status: rejected.rejection?.status,
-            underlyingError: rejected.rejection)
     }
 
     /// Records a failed attempt of flight `flightID` and decides whether another follows at

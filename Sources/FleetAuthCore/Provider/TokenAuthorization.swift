@@ -72,15 +72,4 @@ extension TokenAuthorization {
     /// Does nothing and returns `false`: a provider without a cache has nothing to drop.
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context) -> Bool { false }
-
-    /// Drops a token the fleet service rejected: FleetAuth's own provider also keeps what the
-    /// service said, so that a later error about the same token can name it; any other
-    /// provider gets ``invalidate(_:for:)``.
-    @discardableResult
-    package func dropRejected(_ token: String, for context: Context, rejection: TokenRejection?) -> Bool {
-        if let provider = self as? TokenProvider<Context> {
-            return provider.invalidate(token, for: context, rejection: rejection)
-        }
-        return invalidate(token, for: context)
-    }
 }

@@ -44,10 +44,14 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     let authorization: any TokenAuthorization<Context>
     let transport: any HTTPTransport
     let clock: any WallClock
+    /// What the fleet service said when it last refused a token of this caller's: the cause
+    /// named when the backend hands the same token back.
+    private let lastRejection = LockedState<TokenRejection?>(nil)
 
     /// Creates a caller for `context` that fetches its tokens through `authorization` and
-    /// sends through `transport`. `clock` judges whether a token has expired; by default
-    /// the provider's own clock for FleetAuth's provider, else the system clock.
+    /// sends through `transport`. `clock` judges whether a token without a monotonic expiry
+    /// of its own (one from a provider other than FleetAuth's) has expired, and bounds how
+    /// long the provider may take; by default the system clock.
     public init<Authorization: TokenAuthorization<Context>>(
         context: Context, authorization: Authorization, transport: any HTTPTransport,
         clock: (any WallClock)? = nil
@@ -55,8 +59,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         self.context = context
         self.authorization = authorization
         self.transport = transport
-        self.clock =
-            clock ?? (authorization as? TokenProvider<Context>)?.configuration.clock ?? SystemWallClock()
+        self.clock = clock ?? SystemWallClock()
     }
 
     private var scope: AuthorizationScope { context.scope }
@@ -181,7 +184,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         var response = try await attempt(token)
         guard Self.refuses(status(response)) else { return Exchange(response: response, token: token, attempts: 1) }
         var rejection = TokenRejection(status: status(response), body: body(response), token: token.value)
-        authorization.dropRejected(token.value, for: context, rejection: rejection)
+        drop(token, rejectedWith: rejection)
         if status(response) == 403, let age = mintedAge(of: token), age < Self.freshTokenAge {
             return Exchange(response: response, token: token, attempts: 1, refusal: .freshToken(age: age, rejection))
         }
@@ -189,11 +192,17 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         response = try await attempt(token)
         guard Self.refuses(status(response)) else { return Exchange(response: response, token: token, attempts: 2) }
         rejection = TokenRejection(status: status(response), body: body(response), token: token.value)
-        authorization.dropRejected(token.value, for: context, rejection: rejection)
+        drop(token, rejectedWith: rejection)
         return Exchange(response: response, token: token, attempts: 2, refusal: .again(rejection))
     }
 
     private static func refuses(_ status: Int) -> Bool { status == 401 || status == 403 }
+
+    /// Drops the token the fleet service refused, and remembers what the service said.
+    private func drop(_ token: AuthToken, rejectedWith rejection: TokenRejection) {
+        lastRejection.withLock { $0 = rejection }
+        authorization.invalidate(token.value, for: context)
+    }
 
     // MARK: - Requests
 
@@ -256,23 +265,20 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         return token
     }
 
-    /// How long a provider other than FleetAuth's own may take to answer before the call
-    /// fails (FleetAuth's provider bounds its own fetches by its retry deadline).
+    /// How long a provider may take to answer before the call fails: a provider that never
+    /// calls its completion cannot hold the call forever. (FleetAuth's provider answers
+    /// within its retry deadline, 30 s by default.)
     static var providerDeadline: TimeInterval { 60 }
 
     private func fetch() async throws(FleetServiceError) -> AuthToken {
         let answer: AuthToken?
         do {
-            if authorization is TokenProvider<Context> {
-                answer = try await authorization.token(for: context)
-            } else {
-                let (authorization, context) = (self.authorization, self.context)
-                answer = try await clock.withTimeout(Self.providerDeadline) {
-                    try await authorization.token(for: context)
-                }
-            }
+            let (authorization, context) = (self.authorization, self.context)
+            answer = try await clock.withTimeout(Self.providerDeadline) { try await authorization.token(for: context) }
         } catch let error as FleetAuthError where error.reason == .rejectedTokenReissued {
-            throw FleetServiceError(fault: .token, message: error.message, scope: scope, underlyingError: error)
+            let cause = lastRejection.withLock { $0 }.map { FleetAuthError.reissued(rejection: $0, scope: scope) }
+            throw FleetServiceError(
+                fault: .token, message: (cause ?? error).message, scope: scope, underlyingError: cause ?? error)
         } catch {
             throw FleetServiceError(
                 fault: .token,
