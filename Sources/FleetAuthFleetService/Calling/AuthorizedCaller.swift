@@ -46,7 +46,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     let clock: any WallClock
     /// What the fleet service said when it last refused a token of this caller's: the cause
     /// named when the backend hands the same token back.
-    private let lastRejection = LockedState<TokenRejection?>(nil)
+    let lastRejection = LockedState<TokenRejection?>(nil)
 
     /// Creates a caller for `context` that fetches its tokens through `authorization` and
     /// sends through `transport`. `clock` judges whether a token without a monotonic expiry
@@ -62,7 +62,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         self.clock = clock ?? SystemWallClock()
     }
 
-    private var scope: AuthorizationScope { context.scope }
+    var scope: AuthorizationScope { context.scope }
 
     /// A token minted (by its life used) less than this long ago counts as fresh: a 403
     /// for it is the backend's minting, which a refetch repeats.
@@ -207,7 +207,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     // MARK: - Requests
 
     /// Refuses a URL that would carry the token in clear text, before a token is fetched.
-    private func checkTransport(_ url: URL) throws(FleetServiceError) {
+    func checkTransport(_ url: URL) throws(FleetServiceError) {
         switch TokenCarryingURL.judge(scheme: url.scheme, host: url.host) {
         case .allowed: return
         case .notAbsolute, .unsupportedScheme:
@@ -223,100 +223,6 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                 message:
                     "The request uses plain http to \(host), which would send the token in clear text; use https (plain http only to loopback). Nothing was sent.",
                 scope: scope)
-        }
-    }
-
-    // MARK: - Tokens
-
-    /// How long ago the token was minted, by its lifetime less the life it has left on the
-    /// monotonic clock; `nil` without a monotonic expiry.
-    private func mintedAge(of token: AuthToken) -> TimeInterval? {
-        guard token.expiresAtUptime != nil, token.lifetime > 0 else { return nil }
-        return max(0, token.lifetime - token.remainingLife(wallNow: clock.now()))
-    }
-
-    /// A closing sentence when the token's backend's clock disagreed with the device's.
-    private static func clockNote(_ token: AuthToken) -> String {
-        token.clockDisagreement().map { " " + $0 } ?? ""
-    }
-
-    /// `PUT /v1/providers/p/vehicles/v-42`: the method and path, never query values.
-    private static func call(_ request: TransportRequest) -> String {
-        "\(request.method) \(request.url.path)"
-    }
-
-    /// A token that has not expired by what the caller can tell; an expired one is
-    /// invalidated and replaced once.
-    private func usableToken() async throws(FleetServiceError) -> AuthToken {
-        var token = try await fetch()
-        if isExpired(token) {
-            authorization.invalidate(token.value, for: context)
-            token = try await fetch()
-            if isExpired(token) {
-                throw FleetServiceError(
-                    fault: .token,
-                    message:
-                        "The provider returned an expired token twice; nothing was sent. Check the provider's cache and the backend's clock.",
-                    scope: scope, tokenFingerprint: token.fingerprint,
-                    underlyingError: FleetAuthError(
-                        reason: .tokenExpired, message: "The token has expired.", scope: scope))
-            }
-        }
-        return token
-    }
-
-    /// How long a provider may take to answer before the call fails: a provider that never
-    /// calls its completion cannot hold the call forever. (FleetAuth's provider answers
-    /// within its retry deadline, 30 s by default.)
-    static var providerDeadline: TimeInterval { 60 }
-
-    private func fetch() async throws(FleetServiceError) -> AuthToken {
-        let answer: AuthToken?
-        do {
-            let (authorization, context) = (self.authorization, self.context)
-            answer = try await clock.withTimeout(Self.providerDeadline) { try await authorization.token(for: context) }
-        } catch let error as FleetAuthError where error.reason == .rejectedTokenReissued {
-            let cause = lastRejection.withLock { $0 }.map { FleetAuthError.reissued(rejection: $0, scope: scope) }
-            throw FleetServiceError(
-                fault: .token, message: (cause ?? error).message, scope: scope, underlyingError: cause ?? error)
-        } catch {
-            throw FleetServiceError(
-                fault: .token,
-                message: "No token could be fetched for \(scope): \(TransportFailureReason.describe(error))",
-                scope: scope,
-                underlyingError: error)
-        }
-        guard let answer else {
-            throw FleetServiceError(
-                fault: .token,
-                message:
-                    "The token provider did not answer within \(Int(Self.providerDeadline)) s, so nothing was sent; a provider must call its completion exactly once, with a token or an error.",
-                scope: scope)
-        }
-        return answer
-    }
-
-    /// Expired by the token's monotonic expiry on the clock of the provider that fetched it
-    /// (no change of the device's time moves that, and the caller's clock does not
-    /// matter), else by its wall expiry (unknown expiries never are).
-    private func isExpired(_ token: AuthToken) -> Bool {
-        token.remainingLife(wallNow: clock.now()) <= 0
-    }
-
-    private func send(_ request: TransportRequest, with token: AuthToken) async throws(FleetServiceError)
-        -> TransportResponse
-    {
-        var request = request
-        for name in request.headers.keys where name.lowercased() == "authorization" { request.headers[name] = nil }
-        request.headers["Authorization"] = "Bearer \(token.value)"
-        do {
-            return try await transport.send(request)
-        } catch {
-            throw FleetServiceError(
-                fault: .network,
-                message:
-                    "\(Self.call(request)) to the fleet service got no answer (\(TransportFailureReason.describe(error))). Check connectivity and the fleet service URL; the call can be retried.",
-                scope: scope, tokenFingerprint: token.fingerprint, underlyingError: error)
         }
     }
 }

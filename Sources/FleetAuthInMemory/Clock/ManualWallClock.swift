@@ -25,7 +25,7 @@ public import Foundation
 /// print(try await token)                                  // AuthToken(tok_…, vehicle v-42, …)
 /// ```
 public final class ManualWallClock: WallClock, SimulatedClock {
-    private struct Sleeper {
+    struct Sleeper {
         let deadline: Date
         let continuation: CheckedContinuation<Void, any Error>
         /// The `withTimeout(_:_:)` operation this sleep belongs to, if any.
@@ -43,15 +43,15 @@ public final class ManualWallClock: WallClock, SimulatedClock {
     /// The `withTimeout(_:_:)` operation the current task runs for, if any.
     @TaskLocal private static var currentOperation: UInt64?
     /// The unit of work the current task runs for, if the clock counts it.
-    @TaskLocal private static var currentUnit: UInt64?
+    @TaskLocal static var currentUnit: UInt64?
 
-    private struct Watcher {
+    struct Watcher {
         let count: Int
         let within: TimeInterval
         let continuation: CheckedContinuation<Void, Never>
     }
 
-    private struct State {
+    struct State {
         /// Monotonic time, as a date; sleepers' deadlines are on it.
         var now: Date
         /// What has been added to the wall clock alone (a user setting the time).
@@ -103,7 +103,7 @@ public final class ManualWallClock: WallClock, SimulatedClock {
         }
     }
 
-    private let state: LockedState<State>
+    let state: LockedState<State>
 
     /// Creates a clock showing `now` (default 2027-01-15 08:00:00 UTC).
     public init(now: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
@@ -225,73 +225,6 @@ public final class ManualWallClock: WallClock, SimulatedClock {
         }
         for sleeper in due { sleeper.continuation.resume() }
         for watcher in watchers { watcher.resume() }
-    }
-
-    // MARK: Work
-
-    /// Registers a unit of work that a new task is about to run, as running.
-    package func beginWork() -> UInt64 {
-        state.withLock { state in
-            state.nextID += 1
-            state.units[state.nextID] = true
-            return state.nextID
-        }
-    }
-
-    /// Runs `body` as unit `unit`, which ends when it returns.
-    package func perform(_ unit: UInt64, _ body: @Sendable () async -> Void) async {
-        await Self.$currentUnit.withValue(unit) { await body() }
-        endWork(unit)
-    }
-
-    private func endWork(_ unit: UInt64) {
-        let waiters = state.withLock { state in
-            state.units[unit] = nil
-            return state.takeSettleWaiters()
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Marks the calling task's unit, if any, as parked on another unit's result.
-    package func parkCurrentWork() -> UInt64? {
-        guard let unit = Self.currentUnit else { return nil }
-        let waiters = state.withLock { state in
-            state.mark(unit, running: false)
-            return state.takeSettleWaiters()
-        }
-        for waiter in waiters { waiter.resume() }
-        return unit
-    }
-
-    /// Marks `unit` as running again.
-    package func resumeWork(_ unit: UInt64) {
-        state.withLock { $0.mark(unit, running: true) }
-    }
-
-    /// Returns once all the work the clock counts is parked: every fetch the SDK started
-    /// on this clock, and every operation of ``runToCompletion(horizon:_:)``, is asleep on
-    /// the clock, waiting for another one's result, or finished. Then nothing changes
-    /// until the clock moves, so a test can read state or advance the clock knowing that
-    /// everything the last advance woke has had its turn.
-    public func settle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let settled = state.withLock { state -> Bool in
-                if state.isSettled { return true }
-                state.settleWaiters.append(continuation)
-                return false
-            }
-            if settled { continuation.resume() }
-        }
-    }
-
-    /// Runs `body` as a unit of work the clock counts, so that ``settle()`` waits for it
-    /// until it parks or ends.
-    func counted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
-        let unit = beginWork()
-        return Task {
-            defer { endWork(unit) }
-            return try await Self.$currentUnit.withValue(unit) { try await body() }
-        }
     }
 
     /// Moves the clock forward to the wall time `date` (never backward).
