@@ -140,7 +140,9 @@ extension TokenEngine {
             if state.runningTasks == 0 { state.idleWaiters.removeAll() }
             guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
             state.flights[scope] = nil
-            if case .success(let token) = result, let rejected = state.rejected[scope]?.first(where: { $0.value == token.value }) {
+            if case .success(let token) = result,
+                let rejected = state.rejected[scope]?.first(where: { $0.value == token.value })
+            {
                 result = .failure(FleetAuthError.reissued(rejection: rejected.rejection, scope: scope))
             }
             switch result {
