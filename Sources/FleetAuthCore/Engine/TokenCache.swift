@@ -86,7 +86,7 @@ package struct TokenCache {
 
         /// Marks the slot used, records the lookup, and says what the token is worth now.
         mutating func use(at now: TimeInterval) -> (AuthToken, RefreshPolicy.Freshness, Bool) {
-            if !used { used = true }
+            used = true
             if now >= entry.watchFrom { entry.recordLookup(at: now) }
             return (entry.token, entry.freshness(at: now), now < entry.floorAt)
         }

@@ -105,11 +105,11 @@ package final class TokenEngine: Sendable {
             emit(.servedFresh(scope, fingerprint: token.fingerprint))
             return token
         case .stale(let token, let refresh):
-            startRefresh(refresh, for: scope, at: now)
+            startRefresh(refresh, for: scope)
             emit(.servedStale(scope, fingerprint: token.fingerprint))
             return token
         case .degraded(let token, let reason, let refresh):
-            startRefresh(refresh, for: scope, at: now)
+            startRefresh(refresh, for: scope)
             emit(
                 .servedDegraded(
                     scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: reason))
@@ -119,7 +119,7 @@ package final class TokenEngine: Sendable {
         }
     }
 
-    private func startRefresh(_ flightID: UInt64?, for scope: AuthorizationScope, at now: TimeInterval) {
+    private func startRefresh(_ flightID: UInt64?, for scope: AuthorizationScope) {
         guard let flightID else { return }
         emit(.refreshScheduled(scope))
         launch(flight: flightID, for: scope)

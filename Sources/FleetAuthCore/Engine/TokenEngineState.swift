@@ -87,7 +87,7 @@ struct TokenEngineState {
     /// Fetch tasks started and not yet finished, and the callers of `waitUntilIdle()`.
     var runningTasks = 0
     var idleWaiters: [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)] = []
-    /// The last successful fetch durations, oldest overwritten first.
+    /// The last successful fetch durations, oldest first.
     private var durations: [TimeInterval] = []
     /// Whether a token-state stream is open, as read when the lock was taken.
     var watched = false
