@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 // FleetAuth's benchmarks, in a package of their own so that the library's manifest stays
 // exactly what apps depend on. Run from this folder: `swift run -c release fleetauth-bench`.
 import PackageDescription

@@ -2,8 +2,8 @@ package import Foundation
 
 /// Reads and writes HTTP dates in the IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`).
 ///
-/// Hand-written rather than a shared `DateFormatter`: it needs no lock, allocates little,
-/// and refuses anything that is not exactly the fixed form.
+/// Strict by hand rather than a `DateFormatter`, which would also take other forms (a
+/// one-digit day); the calendar arithmetic is Foundation's.
 package enum HTTPDate {
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -22,52 +22,31 @@ package enum HTTPDate {
             let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        let days = daysFromCivil(year: year, month: monthIndex + 1, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + second))
+        let moment = DateComponents(year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second)
+        return gregorian.date(from: moment)
     }
 
     /// `date` as an IMF-fixdate (whole seconds, rounded down).
     package static func format(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = Int((Double(seconds) / 86_400).rounded(.down))
-        let inDay = seconds - days * 86_400
-        let (year, month, day) = civilFromDays(days)
-        let weekday = weekdays[((days % 7) + 11) % 7]  // 1970-01-01 was a Thursday
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let (fields, two) = (gregorian.dateComponents(in: gmt, from: date), twoDigits)
+        let (weekday, month) = (weekdays[fields.weekday! - 1], months[fields.month! - 1])
         return
-            "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) GMT"
+            "\(weekday), \(two(fields.day!)) \(month) \(fields.year!) \(two(fields.hour!)):\(two(fields.minute!)):\(two(fields.second!)) GMT"
     }
 
     /// `date` as `2026-11-22T10:00:00Z` (whole seconds, UTC), for descriptions.
     package static func iso8601(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = Int((Double(seconds) / 86_400).rounded(.down))
-        let inDay = seconds - days * 86_400
-        let (year, month, day) = civilFromDays(days)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60))Z"
+        let (fields, two) = (gregorian.dateComponents(in: gmt, from: date), twoDigits)
+        return
+            "\(fields.year!)-\(two(fields.month!))-\(two(fields.day!))T\(two(fields.hour!)):\(two(fields.minute!)):\(two(fields.second!))Z"
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
+    private static let gmt = TimeZone(secondsFromGMT: 0)!
+    private static let gregorian: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = gmt
+        return calendar
+    }()
 
-    /// The proleptic Gregorian date `days` after 1970-01-01.
-    private static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }

@@ -54,30 +54,15 @@ package final class TokenEngine: Sendable {
 
     // MARK: - Getting tokens
 
-    #if compiler(>=6.2)
-        /// A token for `scope` with at least the minimum remaining lifetime.
-        ///
-        /// Returns at once for a fresh or stale cached token, without suspending and without
-        /// leaving the caller's executor; otherwise waits for the shared fetch. Throws
-        /// ``FleetAuthError`` or, if the calling task is cancelled while waiting,
-        /// `CancellationError` (the fetch goes on for other callers).
-        @usableFromInline
-        nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
-            if let token = cachedUsableToken(for: scope) { return token }
-            return try await waitForFetch(try scope.validated())
-        }
-    #else
-        /// A token for `scope` with at least the minimum remaining lifetime.
-        ///
-        /// Returns at once for a fresh or stale cached token, without suspending; otherwise
-        /// waits for the shared fetch. Throws ``FleetAuthError`` or, if the calling task is
-        /// cancelled while waiting, `CancellationError` (the fetch goes on for other callers).
-        @usableFromInline
-        package func token(for scope: AuthorizationScope) async throws -> AuthToken {
-            if let token = cachedUsableToken(for: scope) { return token }
-            return try await waitForFetch(try scope.validated())
-        }
-    #endif
+    /// A token for `scope` with at least the minimum remaining lifetime: at once, without
+    /// suspending or leaving the caller's executor, for a usable cached token; otherwise from
+    /// the shared fetch. Throws ``FleetAuthError``, or `CancellationError` when the calling
+    /// task is cancelled while waiting (the fetch goes on for other callers).
+    @usableFromInline
+    nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
+        if let token = cachedUsableToken(for: scope) { return token }
+        return try await waitForFetch(try scope.validated())
+    }
 
     /// The cached token for `scope` if it can be handed out now (fresh; stale with a
     /// background refresh started; or degraded, above its outage floor while the backend

@@ -47,78 +47,39 @@ public struct FleetAuthError: Error, CustomStringConvertible {
     }
 
     /// The exact cause behind a ``Code``: what the messages, logs and tests distinguish.
-    package struct Reason: Hashable, Sendable, CustomStringConvertible {
-        package enum Value: String, Hashable, Sendable {
-            case missingContext, invalidContext, invalidConfiguration, insecureEndpoint, credentialsUnavailable
-            case transportFailure, timedOut, unexpectedStatus, redirectRefused, responseTooLarge
-            case malformedResponse, malformedToken, missingExpiry, expiryMismatch
-            case tokenExpired, lifetimeTooShort, lifetimeTooLong, scopeMismatch, fleetMismatch, audienceMismatch
-            case wildcardRefused, tokenMismatch
-            case rejectedTokenReissued, signedOut, emptyProviderResponse
-        }
-        package let value: Value
-
-        /// No context was passed to `fetchToken(with:completion:)`.
-        package static let missingContext = Reason(value: .missingContext)
-        /// The context's IDs are empty or malformed.
-        package static let invalidContext = Reason(value: .invalidContext)
-        /// The endpoint or policy configuration cannot work (bad URL template, bounds).
-        package static let invalidConfiguration = Reason(value: .invalidConfiguration)
-        /// Plain `http` to a non-loopback host without the opt-in.
-        package static let insecureEndpoint = Reason(value: .insecureEndpoint)
-        /// The app's header provider threw, so the request could not carry its credential.
-        package static let credentialsUnavailable = Reason(value: .credentialsUnavailable)
-        /// The transport failed: connection refused, reset, DNS, TLS.
-        package static let transportFailure = Reason(value: .transportFailure)
-        /// No answer within the request timeout or the overall fetch deadline.
-        package static let timedOut = Reason(value: .timedOut)
+    /// Each case's name says what happened; ``code`` says which public code it falls under.
+    package enum Reason: String, Hashable, Sendable, CustomStringConvertible {
+        /// Caller mistakes: no context, or one with empty or malformed IDs.
+        case missingContext, invalidContext
+        /// Configuration that cannot work; `insecureEndpoint` is plain `http` to a remote host.
+        case invalidConfiguration, insecureEndpoint
+        /// The app's header provider threw.
+        case credentialsUnavailable
+        /// The backend was not reached, did not answer in time, or redirected.
+        case transportFailure, timedOut, redirectRefused
         /// The backend answered with a status other than 2xx.
-        package static let unexpectedStatus = Reason(value: .unexpectedStatus)
-        /// The backend redirected the request; FleetAuth does not follow token redirects.
-        package static let redirectRefused = Reason(value: .redirectRefused)
-        /// The response body exceeded the size cap.
-        package static let responseTooLarge = Reason(value: .responseTooLarge)
-        /// The body is not of the configured response format.
-        package static let malformedResponse = Reason(value: .malformedResponse)
-        /// The token is not a decodable JWT.
-        package static let malformedToken = Reason(value: .malformedToken)
-        /// Neither the JWT nor the response says when the token expires.
-        package static let missingExpiry = Reason(value: .missingExpiry)
-        /// The response's expiry disagrees with the JWT's `exp` (often a unit mix-up).
-        package static let expiryMismatch = Reason(value: .expiryMismatch)
-        /// The token had already expired when it arrived.
-        package static let tokenExpired = Reason(value: .tokenExpired)
-        /// The token arrived with too little life left to be used.
-        package static let lifetimeTooShort = Reason(value: .lifetimeTooShort)
-        /// The token lives longer than the fleet service accepts (one hour).
-        package static let lifetimeTooLong = Reason(value: .lifetimeTooLong)
-        /// The token's `authorization` claim does not cover the requested vehicle or trip.
-        package static let scopeMismatch = Reason(value: .scopeMismatch)
-        /// A vehicle token names its vehicle under the other fleet flavor's claim key.
-        package static let fleetMismatch = Reason(value: .fleetMismatch)
-        /// The token's `aud` is not the audience the fleet service requires.
-        package static let audienceMismatch = Reason(value: .audienceMismatch)
-        /// The token covers every vehicle or trip (`"*"`), and wildcards are not allowed.
-        package static let wildcardRefused = Reason(value: .wildcardRefused)
-        /// A token for something else, as an app's own code reported it.
-        package static let tokenMismatch = Reason(value: .tokenMismatch)
-        /// A forced refetch returned the token the fleet service had just rejected.
-        package static let rejectedTokenReissued = Reason(value: .rejectedTokenReissued)
-        /// `invalidateAll()` ran (sign-out) while this fetch was in flight.
-        package static let signedOut = Reason(value: .signedOut)
-        /// A provider called its completion with neither a token nor an error.
-        package static let emptyProviderResponse = Reason(value: .emptyProviderResponse)
+        case unexpectedStatus
+        /// The answer is unusable: too large, not the format, not a JWT, no or disagreeing
+        /// expiry, too long a life, or a provider that completed with nothing.
+        case responseTooLarge, malformedResponse, malformedToken, missingExpiry, expiryMismatch
+        case lifetimeTooLong, emptyProviderResponse
+        /// The token is too old to use.
+        case tokenExpired, lifetimeTooShort
+        /// The token is for something else: another vehicle or trip, flavor or audience, every
+        /// vehicle, what an app reported, or the token the fleet service just refused.
+        case scopeMismatch, fleetMismatch, audienceMismatch, wildcardRefused, tokenMismatch
+        case rejectedTokenReissued
+        /// `invalidateAll()` ran while the fetch was in flight.
+        case signedOut
 
         /// The reason for the public code an app creates an error with.
         package init(_ code: Code) {
-            self.value = Value(rawValue: code.value.rawValue) ?? .invalidConfiguration
+            self = Reason(rawValue: code.value.rawValue) ?? .invalidConfiguration
         }
-
-        private init(value: Value) { self.value = value }
 
         /// The public code this reason falls under.
         package var code: Code {
-            switch value {
+            switch self {
             case .missingContext, .invalidContext: .invalidContext
             case .invalidConfiguration, .insecureEndpoint: .invalidConfiguration
             case .credentialsUnavailable: .credentialsUnavailable
@@ -137,7 +98,7 @@ public struct FleetAuthError: Error, CustomStringConvertible {
         }
 
         /// The reason's name, such as `scopeMismatch`.
-        package var description: String { value.rawValue }
+        package var description: String { rawValue }
     }
 
     /// What an app does about it, as a stable code to switch on.

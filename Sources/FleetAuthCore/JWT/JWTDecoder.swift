@@ -14,40 +14,17 @@ package enum JWTDecoder {
         guard token.utf8.count <= maximumTokenLength else {
             throw malformed("is longer than \(maximumTokenLength) bytes")
         }
-        // Split and decode on the UTF-8 bytes: no substrings, no intermediate strings.
-        var token = token
-        let decoded = token.withUTF8 { bytes -> Result<([String: Any], [String: Any]), FleetAuthError> in
-            Result { () throws(FleetAuthError) in try objects(in: bytes) }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            throw malformed("has \(parts.count) dot-separated parts; a JWT has three (header.payload.signature)")
         }
-        let (header, payload) = try decoded.get()
-        return try claims(header: header, payload: payload)
-    }
-
-    /// The header and payload objects of the compact JWT in `bytes`.
-    private static func objects(in bytes: UnsafeBufferPointer<UInt8>) throws(FleetAuthError)
-        -> ([String: Any], [String: Any])
-    {
-        var first = -1
-        var second = -1
-        var dotCount = 0
-        for index in bytes.indices where bytes[index] == UInt8(ascii: ".") {
-            if dotCount == 0 { first = index } else if dotCount == 1 { second = index }
-            dotCount += 1
-        }
-        guard dotCount == 2 else {
-            throw malformed("has \(dotCount + 1) dot-separated parts; a JWT has three (header.payload.signature)")
-        }
-        guard second + 1 < bytes.count else {
+        guard !parts[2].isEmpty else {
             throw malformed("has an empty signature; the backend must sign the token")
         }
-        let header = try object(UnsafeBufferPointer(rebasing: bytes[..<first]), part: "header")
-        let payload = try object(UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second]), part: "payload")
-        return (header, payload)
+        return try claims(header: object(parts[0], part: "header"), payload: object(parts[1], part: "payload"))
     }
 
-    private static func object(_ part: UnsafeBufferPointer<UInt8>, part name: String) throws(FleetAuthError)
-        -> [String: Any]
-    {
+    private static func object(_ part: Substring, part name: String) throws(FleetAuthError) -> [String: Any] {
         guard let data = Base64URL.decode(part) else {
             throw malformed("has a \(name) that is not base64url")
         }

@@ -66,40 +66,24 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         }
     }
 
-    #if compiler(>=6.2)
-        /// A token value for the context. A cached token is returned without suspending and
-        /// without leaving the caller's executor (a `@MainActor` caller stays on the main
-        /// thread).
-        @inlinable @inline(__always)
-        nonisolated(nonsending) public func fetchToken(with authorizationContext: Context?) async throws -> String {
-            // Inlinable so that apps get it specialized for their context type: this is the
-            // call made at every location update. A cached token takes the synchronous path,
-            // with no further async frame.
-            if let authorizationContext, let value = engine.cachedUsableValue(for: authorizationContext.scope) {
-                return value
-            }
-            return try await Self.fetch(authorizationContext, from: engine).value
+    /// A token value for the context. A cached token is returned without suspending and
+    /// without leaving the caller's executor (a `@MainActor` caller stays on the main thread).
+    @inlinable @inline(__always)
+    nonisolated(nonsending) public func fetchToken(with authorizationContext: Context?) async throws -> String {
+        // Inlinable so that apps get it specialized for their context type: this is the call
+        // made at every location update.
+        if let authorizationContext, let value = engine.cachedUsableValue(for: authorizationContext.scope) {
+            return value
         }
+        return try await Self.fetch(authorizationContext, from: engine).value
+    }
 
-        /// The token with its expiry and claims, for callers that need more than the value.
-        @inlinable @inline(__always)
-        nonisolated(nonsending) public func token(for authorizationContext: Context) async throws -> AuthToken {
-            if let token = engine.cachedUsableToken(for: authorizationContext.scope) { return token }
-            return try await engine.token(for: authorizationContext.scope)
-        }
-    #else
-        /// A token value for the context.
-        @inlinable
-        public func fetchToken(with authorizationContext: Context?) async throws -> String {
-            try await Self.fetch(authorizationContext, from: engine).value
-        }
-
-        /// The token with its expiry and claims, for callers that need more than the value.
-        @inlinable
-        public func token(for authorizationContext: Context) async throws -> AuthToken {
-            try await engine.token(for: authorizationContext.scope)
-        }
-    #endif
+    /// The token with its expiry and claims, for callers that need more than the value.
+    @inlinable @inline(__always)
+    nonisolated(nonsending) public func token(for authorizationContext: Context) async throws -> AuthToken {
+        if let token = engine.cachedUsableToken(for: authorizationContext.scope) { return token }
+        return try await engine.token(for: authorizationContext.scope)
+    }
 
     /// The cached token for the context if it can be handed out now (fresh, or stale with
     /// a background refresh started); `nil` when a caller would have to wait for a fetch.
@@ -181,21 +165,11 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
 
     /// The token for `context`, or `missingContext` when there is none. Static, so the
     /// completion path captures the engine rather than the provider.
-    #if compiler(>=6.2)
-        @inlinable
-        nonisolated(nonsending) static func fetch(_ context: Context?, from engine: TokenEngine) async throws
-            -> AuthToken
-        {
-            guard let context else { throw missingContext() }
-            return try await engine.token(for: context.scope)
-        }
-    #else
-        @inlinable
-        static func fetch(_ context: Context?, from engine: TokenEngine) async throws -> AuthToken {
-            guard let context else { throw missingContext() }
-            return try await engine.token(for: context.scope)
-        }
-    #endif
+    @inlinable
+    nonisolated(nonsending) static func fetch(_ context: Context?, from engine: TokenEngine) async throws -> AuthToken {
+        guard let context else { throw missingContext() }
+        return try await engine.token(for: context.scope)
+    }
 
     /// The error for a `nil` context.
     @usableFromInline
