@@ -22,7 +22,8 @@ package enum HTTPDate {
             let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        let moment = DateComponents(year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second)
+        let moment = DateComponents(
+            year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second)
         return gregorian.date(from: moment)
     }
 
