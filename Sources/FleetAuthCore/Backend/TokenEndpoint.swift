@@ -19,13 +19,9 @@ public struct TokenEndpoint: Sendable {
     /// It is called for every fetch, so it can return a freshly refreshed credential.
     package typealias HeaderProvider = @Sendable (AuthorizationScope) async throws -> [String: String]
 
-    /// The endpoint URL. It may name the ID in its path with a placeholder, filled with
-    /// the percent-encoded ID of each request: `{id}`, `{vehicleId}`,
-    /// `{deliveryVehicleId}`, `{tripId}`, `{trackingId}`, `{taskId}` (any capitalisation of `Id`), as in
-    /// `https://api.example.com/token/driver/{vehicleId}`. Otherwise the ID is sent as
-    /// query items.
+    /// The endpoint URL, with or without a placeholder for the ID (see the initializer).
     package var url: String
-    /// `GET` (the default) or `POST`. A `POST` also sends the IDs as a JSON body.
+    /// `GET` (the default) or `POST`, which also sends the IDs as a JSON body.
     package var method: String
     /// The query item that names the ID when the URL has no placeholder; `nil`: by kind.
     package var idQueryName: String?
@@ -39,29 +35,20 @@ public struct TokenEndpoint: Sendable {
     package var timeout: TimeInterval
     /// The largest body accepted, in bytes.
     package var maximumResponseBytes: Int
-    /// Allows plain `http` to hosts other than loopback. Off by default: the token and the
-    /// app's credential would cross the network in clear text.
+    /// Allows plain `http` to hosts other than loopback.
     package var allowsInsecureHTTP: Bool
 
     /// Creates an endpoint description.
     ///
-    /// - Parameters:
-    ///   - url: The endpoint URL. It may name the ID in its path with a placeholder, filled with the
-    ///     percent-encoded ID of each request: `{id}`, `{vehicleId}`, `{deliveryVehicleId}`, `{tripId}`,
-    ///     `{trackingId}`, `{taskId}` (any capitalisation of `Id`), as in
-    ///     `https://api.example.com/token/driver/{vehicleId}`. Otherwise the ID is sent as query items.
-    ///   - method: `GET` (the default) or `POST`. A `POST` also sends the IDs as a JSON body.
-    ///   - idQueryName: The query item that names the ID when the URL has no placeholder. Default
-    ///     (`nil`): after the context's kind, `vehicleId`, `tripId` or `trackingId`.
-    ///   - taskQueryName: The query item that names a delivery task's ID. Default `taskId`.
-    ///   - format: How to read the answer.
-    ///   - headers: Extra headers for each request, usually the app's own login credential; called for
-    ///     every fetch, so it can return a freshly refreshed credential. If it throws, the fetch fails with
-    ///     `credentialsUnavailable`.
-    ///   - timeout: Seconds one request may take.
-    ///   - maximumResponseBytes: The largest body accepted, in bytes.
-    ///   - allowsInsecureHTTP: Allows plain `http` to hosts other than loopback. Off by default: the token and
-    ///     the app's credential would cross the network in clear text.
+    /// `url` may name the ID in its path with a placeholder, `{id}`, `{vehicleId}`,
+    /// `{deliveryVehicleId}`, `{tripId}`, `{trackingId}` or `{taskId}` (any capitalisation of
+    /// `Id`), filled with each request's percent-encoded ID. Otherwise the ID is sent as the
+    /// query item `idQueryName` (by default `vehicleId`, `tripId` or `trackingId`, after the
+    /// context's kind) and a task's as `taskQueryName`. A `POST` also sends them as a JSON body.
+    /// `headers` (usually the app's own login credential) is called for every fetch; if it
+    /// throws, the fetch fails with `credentialsUnavailable`. `timeout` is per request.
+    /// `allowsInsecureHTTP` permits plain `http` to hosts other than loopback, which would send
+    /// the token and the app's credential in clear text: for trusted test networks only.
     public init(
         url: String,
         method: String = "GET",

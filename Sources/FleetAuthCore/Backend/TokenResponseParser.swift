@@ -3,11 +3,9 @@ package import Foundation
 /// Turns a backend response into a validated ``AuthToken``, or a ``FleetAuthError`` that
 /// names the problem. It is a pure function of its inputs, so every rule is testable.
 ///
-/// The rules, in order: a 2xx status (3xx is a refused redirect); a body within the size
-/// cap; the configured format; a decodable JWT with `exp`; a body expiry that agrees with
-/// `exp`; a lifetime within the policy; an `authorization` claim that covers the scope.
-/// The device's expiry is the receipt time plus the life the token had left by the
-/// server's clock (its `Date` header, else `iat`), so device clock skew does not matter.
+/// The rules, in order: 2xx; size; format; a JWT with `exp` that the body's expiry agrees
+/// with; a lifetime within the policy; an `authorization` claim covering the scope. Expiry is
+/// the receipt time plus the life left by the server's clock, so device skew does not matter.
 package struct TokenResponseParser: Sendable {
     /// The format to read.
     package var format: TokenResponseFormat

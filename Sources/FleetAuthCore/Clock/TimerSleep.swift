@@ -3,12 +3,9 @@ import Foundation
 
 /// One sleep of the system clock on a dispatch timer that cancellation tears down at once.
 ///
-/// `Task.sleep` leaves its wake-up job queued until the deadline even when the sleep is
-/// cancelled: on Linux a task, a dispatch timer source and a continuation, about 660 bytes
-/// that stay for the whole timeout. Every token request races a sleep of the endpoint's
-/// timeout (15 s by default) and wins, so a burst of fetches (100,000 scopes filled at
-/// start) held more memory in cancelled timers than in the tokens they fetched. This sleep
-/// cancels its timer the moment it is cancelled or done, and nothing of it stays behind.
+/// A cancelled `Task.sleep` keeps about 660 bytes queued until its deadline (on Linux), and
+/// every token request races a sleep of its timeout: a burst of fetches held more memory in
+/// cancelled timers than in tokens. This sleep's timer goes the moment it is cancelled.
 final class TimerSleep: Sendable {
     private enum Phase: @unchecked Sendable {
         // Safe because the only member that is not Sendable is the dispatch timer, and it is

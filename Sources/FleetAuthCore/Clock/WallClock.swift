@@ -34,14 +34,9 @@ public protocol WallClock: Sendable {
     func sleep(for duration: TimeInterval) async throws
 }
 
-/// A clock that simulates time for tests: the manual test clock. It decides a timeout's
-/// race itself, in deadline order, and it knows which of the engine's tasks are running,
-/// so that a test can move time only once all of them are parked.
-///
-/// Work is counted in units: a unit is registered before its task starts
-/// (``beginWork()``), runs while its task or the children it awaits run, is parked while
-/// it sleeps on the clock or waits for another unit's result (``parkCurrentWork()``), and
-/// ends with its task.
+/// A clock that simulates time (the manual test clock): it decides timeouts itself, and counts
+/// the SDK's work in units (registered before their task starts, parked while they sleep or
+/// wait for another's result, ended with their task) so a test moves time only once all is parked.
 package protocol SimulatedClock: WallClock {
     /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or
     /// `nil` when the time ran out first (the operation is then cancelled).
@@ -62,10 +57,8 @@ extension WallClock {
     /// Wall time as seconds since 1970: monotonic only while nobody sets the clock.
     public func uptime() -> TimeInterval { now().timeIntervalSince1970 }
 
-    /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or
-    /// `nil` when the time ran out first (the operation is then cancelled). A clock that
-    /// decides timeouts itself does so; any other races `operation` against
-    /// ``sleep(for:)``, and the first to finish decides.
+    /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or `nil`
+    /// (and `operation` cancelled) when time ran out first.
     package func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
@@ -83,8 +76,7 @@ extension WallClock {
         }
     }
 
-    /// Registers work that ``startWork(_:_:)`` is about to start: a simulated clock counts
-    /// it as running from now on. Returns its unit (`nil` on other clocks).
+    /// Registers work that ``startWork(_:_:)`` is about to start; its unit, on a simulated clock.
     package func countWork() -> UInt64? {
         (self as? any SimulatedClock)?.beginWork()
     }
@@ -95,8 +87,7 @@ extension WallClock {
         return Task { await simulated.perform(unit, operation) }
     }
 
-    /// Tells a simulated clock that the calling task now waits for other work's result;
-    /// returns its unit, for ``unparkWork(_:)``.
+    /// Tells a simulated clock that the calling task waits for other work; its unit.
     package func parkWork() -> UInt64? {
         (self as? any SimulatedClock)?.parkCurrentWork()
     }
@@ -108,13 +99,9 @@ extension WallClock {
     }
 }
 
-/// The device's real clock: what every provider, reporter and monitor uses unless given
-/// another. Usable from inlinable code, since public initializers name it as their default.
-///
-/// Its uptime counts while the device sleeps, as the standard library's `ContinuousClock`
-/// does (which reads `CLOCK_BOOTTIME` on Linux and `CLOCK_MONOTONIC_RAW` on Apple
-/// systems). It reads the system's boot-time clock itself: turning a `ContinuousClock`
-/// instant into seconds costs about 400 instructions, a quarter of a cached lookup.
+/// The device's real clock: the default of every provider, reporter and monitor. Its uptime
+/// counts time asleep, as `ContinuousClock` does; it reads the boot-time clock itself, since
+/// turning a `ContinuousClock` instant into seconds costs a quarter of a cached lookup.
 @usableFromInline
 package struct SystemWallClock: WallClock {
     /// Creates the system clock.
@@ -138,8 +125,7 @@ package struct SystemWallClock: WallClock {
         return TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9
     }
 
-    /// Sleeps on a dispatch timer that cancellation releases at once (``TimerSleep``); a
-    /// non-positive duration returns at once.
+    /// Sleeps on a dispatch timer that cancellation releases at once (``TimerSleep``).
     @usableFromInline
     package func sleep(for duration: TimeInterval) async throws {
         guard duration > 0 else { return try Task.checkCancellation() }

@@ -2,28 +2,15 @@ public import Foundation
 
 /// When a cached token is fresh, stale or expiring, and which lifetimes are acceptable.
 ///
-/// A token is *fresh* while more than the refresh window of life is left: it is returned
-/// at once. It is *stale* inside the refresh window: it is still returned at once, and
-/// one background refresh starts. It is *expiring* inside the minimum remaining
-/// lifetime: callers wait for a new token. Both margins shrink for short-lived tokens
-/// (at most a quarter and a half of the lifetime) so that a 2-minute token is usable
-/// for a minute instead of causing a refetch loop.
-///
-/// With `adaptsToTraffic` (the default) the refresh window is only as wide as the engine
-/// needs: the minimum remaining lifetime, plus the gap it sees between lookups of the
-/// scope near the end of a token's life, plus `latencyMultiplier` × the slowest recent
-/// fetch (a p99 over the last 32), plus room for one retry's backoff, plus up to
-/// `refreshJitter` at random so a fleet does not refresh in step. `refreshWindow`
-/// stays its upper bound. A steady caller still never waits, and each token serves for as
-/// long as the contract allows.
-///
-/// Bad days: the refresh starts early enough to ride out a token-backend outage of
-/// `outageTolerance` starting at any moment. While the backend fails for a transient
-/// reason (network, timeout, 408, 425, 429, 5xx) the background refresh keeps retrying
-/// with backoff, and the cached token is served *degraded* below
-/// `minimumRemainingLifetime`, down to `outageFloor` of life left: the fleet service
-/// accepts a token until its `exp`, so refusing it would turn a backend blip into lost
-/// updates. `servesDuringOutages: false` keeps the contract's margin to the letter instead.
+/// A token is *fresh* while more than the refresh window of life is left, and returned at
+/// once. Inside the window it is *stale*: still returned at once, and one background refresh
+/// starts. Below the minimum remaining lifetime it is *expiring*: callers wait for a new
+/// one. Both margins shrink for short-lived tokens (at most a quarter and a half of the
+/// lifetime). With `adaptsToTraffic` the window narrows to what the engine sees (the gap
+/// between lookups, the slowest recent fetch, room for retries), and the refresh starts
+/// early enough to ride out a token-backend outage of `outageTolerance` starting at any
+/// moment; meanwhile the cached token is served *degraded* down to `outageFloor`.
+/// <doc:WhatTheProviderDoes> and <doc:BadDays> give the figures.
 public struct RefreshPolicy: Sendable, Hashable {
     /// The least life a returned token has left. Default 300 s: the fleet service
     /// needs time to accept the request that carries it.
@@ -58,30 +45,8 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// backend fails for a transient reason (default `true`); `false` keeps the margin to the letter.
     package var servesDuringOutages: Bool
 
-    /// Creates a policy; the defaults follow the token-provider contract, and ride out a
-    /// 5-minute token-backend outage.
-    ///
-    /// - Parameters:
-    ///   - minimumRemainingLifetime: The least life a returned token has left. Default 300 s: the fleet
-    ///     service needs time to accept the request that carries it.
-    ///   - refreshWindow: How long before expiry a background refresh starts. Default 600 s.
-    ///   - maximumLifetime: The longest lifetime (`exp − iat`) accepted. Default 3600 s: the fleet service
-    ///     rejects longer ones.
-    ///   - minimumLifetime: The shortest lifetime accepted at all. Default 30 s.
-    ///   - expiryTolerance: How far apart the body's expiry, the JWT's `exp` and `iat` may be before they
-    ///     count as disagreeing. Default 60 s.
-    ///   - adaptsToTraffic: Whether the refresh window narrows to what the engine observes (default `true`);
-    ///     `false` refreshes at the full `refreshWindow`.
-    ///   - latencyMultiplier: How many times the slowest recent fetch an adaptive window leaves for the
-    ///     refresh. Default 3.
-    ///   - refreshJitter: The most random extra an adaptive window adds per token. Default 2 s.
-    ///   - outageTolerance: How long a token-backend outage, starting at any moment, is ridden out without a
-    ///     failed lookup. Default 300 s. Each extra minute costs tokens: see the table in the FleetAuthCore
-    ///     documentation ("Bad days"). Scaled down for short-lived tokens (at most a quarter of the lifetime).
-    ///   - outageFloor: The least life a token served degraded (during an outage, below
-    ///     `minimumRemainingLifetime`) has left. Default 60 s.
-    ///   - servesDuringOutages: Whether a cached token is served below `minimumRemainingLifetime` while the
-    ///     backend fails for a transient reason (default `true`); `false` keeps the margin to the letter.
+    /// Creates a policy; each argument sets the property of the same name. The defaults
+    /// follow the token-provider contract and ride out a 5-minute token-backend outage.
     public init(
         minimumRemainingLifetime: TimeInterval = 300, refreshWindow: TimeInterval = 600,
         maximumLifetime: TimeInterval = 3600, minimumLifetime: TimeInterval = 30, expiryTolerance: TimeInterval = 60,

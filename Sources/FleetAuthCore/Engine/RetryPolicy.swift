@@ -23,16 +23,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// How long a scope keeps failing fast after a failed fetch. Default 5 s.
     package var failureCooldown: TimeInterval
 
-    /// Creates a policy.
-    ///
-    /// - Parameters:
-    ///   - maximumAttempts: Attempts per fetch, the first included. Default 4.
-    ///   - initialBackoff: The wait before the second attempt. Default 0.5 s.
-    ///   - multiplier: The factor between successive waits. Default 2.
-    ///   - maximumBackoff: The longest wait between attempts. Default 8 s.
-    ///   - jitter: The random spread around each wait, as a fraction (0.2 means ±20 %). Default 0.2.
-    ///   - deadline: The most time one fetch may take, all attempts and waits included. Default 30 s.
-    ///   - failureCooldown: How long a scope keeps failing fast after a failed fetch. Default 5 s.
+    /// Creates a policy; each argument sets the property of the same name.
     public init(
         maximumAttempts: Int = 4, initialBackoff: TimeInterval = 0.5, multiplier: Double = 2,
         maximumBackoff: TimeInterval = 8, jitter: Double = 0.2, deadline: TimeInterval = 30,

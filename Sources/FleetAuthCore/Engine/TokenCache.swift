@@ -1,20 +1,13 @@
 package import Foundation
 
-/// The engine's token cache: one entry per scope in a dictionary, bounded, with CLOCK
-/// (second-chance) eviction.
-///
-/// It has no lock and no clock of its own: ``TokenEngine`` keeps it inside its locked
-/// state, so a lookup and the decision that follows it are one atomic step. A hit marks
-/// the entry as used; a full cache walks a hand over the entries in the order they were
-/// stored, clearing the marks it passes, and evicts the first entry it finds unmarked.
+/// The engine's token cache: a dictionary bounded by CLOCK (second-chance) eviction. A hit
+/// marks its entry used; a full cache walks a hand over the entries in the order they were
+/// stored, clearing marks, and evicts the first unmarked one. It has no lock of its own:
+/// it lives in ``TokenEngineState``, behind the engine's.
 package struct TokenCache {
-    /// A cached token with the moments it turns stale, expiring and unusable.
-    ///
-    /// Until ``watchFrom`` (the start of the policy's full refresh window) a lookup only
-    /// reads. From then on each lookup is recorded, the gap between lookups is learned,
-    /// and ``staleAt`` moves to the latest moment that still leaves that gap plus the
-    /// fetch allowance before the token has only its outage reserve left
-    /// (``RefreshPolicy/outageReserve(forLifetime:)``).
+    /// A cached token with the moments (uptimes) it turns stale, expiring and unusable. From
+    /// ``watchFrom`` on, lookups are recorded and ``staleAt`` moves to the latest moment that
+    /// leaves the gap between lookups plus the fetch allowance before the outage reserve.
     package struct Entry: Sendable {
         package let token: AuthToken
         /// Where the full refresh window starts (uptime); never stale before it.
@@ -23,22 +16,17 @@ package struct TokenCache {
         package private(set) var staleAt: TimeInterval
         /// When the token has too little life left to hand out (uptime).
         package let expiringAt: TimeInterval
-        /// When the token has too little life left to hand out even during an outage
-        /// (uptime): at `RefreshPolicy.outageFloor`, or ``expiringAt`` when strict.
+        /// When even a degraded serve must stop (uptime).
         package let floorAt: TimeInterval
         /// When the refresh must have started to ride out the policy's outage tolerance.
         private let reserveAt: TimeInterval
-        /// The gap between lookups seen near the end of the token's life (the largest
-        /// recent one, decaying slowly).
+        /// The largest recent gap between lookups, decaying slowly.
         package private(set) var lookupInterval: TimeInterval
         private let allowance: TimeInterval
         private var lastLookup: TimeInterval?
 
-        /// Creates an entry. `allowance` is what the window leaves for fetching
-        /// (``RefreshPolicy/adaptiveAllowance(slowestFetch:retry:randomUnit:)``; infinite
-        /// for the full window); `lookupInterval` carries over what the scope's previous
-        /// token learned. Times are on the monotonic clock: the token's
-        /// ``AuthToken/expiresAtUptime`` (its wall expiry for a token without one).
+        /// Creates an entry; `allowance` is what the window leaves for fetching (infinite for
+        /// the full window), `lookupInterval` what the scope's previous token learned.
         package init(
             token: AuthToken, policy: RefreshPolicy, allowance: TimeInterval = .infinity,
             lookupInterval: TimeInterval = 0
@@ -77,8 +65,7 @@ package struct TokenCache {
         }
     }
 
-    /// One cached scope: its entry, whether it was used since the hand last passed, and
-    /// where it stands in the order the hand walks.
+    /// One cached scope: its entry, its mark, and its place on the hand's ring.
     private struct Slot {
         var entry: Entry
         var used = false
@@ -111,9 +98,8 @@ package struct TokenCache {
     /// The scopes that have an entry.
     package var scopes: [AuthorizationScope] { Array(slots.keys) }
 
-    /// The token for `scope`, its state at `now` and whether it is above its outage floor,
-    /// marking the entry as used and recording the lookup when it falls in the entry's
-    /// refresh window.
+    /// The token for `scope`, its state at `now` and whether it is above its outage floor;
+    /// marks the entry used.
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
@@ -169,8 +155,7 @@ package struct TokenCache {
         hand = 0
     }
 
-    /// The scope to evict: the first the hand finds unused, clearing the marks it passes
-    /// (two turns at most).
+    /// The first scope the hand finds unmarked, clearing the marks it passes.
     private mutating func nextVictim() -> AuthorizationScope {
         while true {
             defer { hand = (hand + 1) % ring.count }

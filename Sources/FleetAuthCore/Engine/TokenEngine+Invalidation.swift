@@ -1,15 +1,8 @@
 extension TokenEngine {
-    /// Drops `tokenValue` for `scope` because the fleet service rejected it (401/403).
-    ///
-    /// The token is dropped only if it is still the cached one, so a late rejection of an
-    /// older token does not cause a second refetch. Either way the value is remembered:
-    /// a later fetch that returns it fails with `rejectedTokenReissued`.
-    /// - Parameters:
-    ///   - tokenValue: the token the fleet service refused.
-    ///   - scope: what the token was fetched for.
-    ///   - rejection: what the fleet service said, if known; a later
-    ///     `rejectedTokenReissued` error carries it as its cause.
-    /// - Returns: whether the cached token was dropped.
+    /// Drops `tokenValue` for `scope`, which the fleet service rejected (401/403), if it is
+    /// still the cached one (a late rejection of an older token causes no second refetch).
+    /// The value is remembered either way: a fetch that returns it fails with
+    /// `rejectedTokenReissued`, whose cause is `rejection`. Returns whether it was dropped.
     @discardableResult
     package func invalidate(_ tokenValue: String, for scope: AuthorizationScope, rejection: TokenRejection? = nil)
         -> Bool

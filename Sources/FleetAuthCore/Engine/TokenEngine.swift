@@ -2,20 +2,13 @@ import Foundation
 
 /// The caching and refreshing engine behind the driver and consumer providers.
 ///
-/// One engine serves many scopes (vehicles, trips). Per scope it keeps at most one cached
-/// token and at most one fetch in flight, all behind one lock (``TokenEngineState``):
-/// - a fresh token is returned at once, without suspending;
-/// - a stale token is returned at once and one background refresh starts;
-/// - an expiring or missing token makes callers wait for the single in-flight fetch,
-///   which every concurrent caller shares (N callers, one request);
-/// - a failed fetch fails all its waiters with the same error, and the scope then fails
-///   fast for ``RetryPolicy/failureCooldown`` so a down backend sees no request storm.
-///
-/// The engine's work is split by concern: lookups here, fetches and their waiters in
-/// `TokenEngine+Flights.swift`, invalidation in `TokenEngine+Invalidation.swift`, and
-/// states, statistics and idleness in `TokenEngine+Observation.swift`. Nothing is called
-/// back under the lock: continuations are resumed, events emitted and states published
-/// after it is released.
+/// Per scope (vehicle, trip) it keeps at most one cached token and one fetch in flight,
+/// behind one lock (``TokenEngineState``). A fresh token is returned at once; a stale one too,
+/// starting one background refresh; an expiring or missing one makes callers share the one
+/// fetch in flight. A failed fetch fails all its waiters alike, and the scope then fails fast
+/// for ``RetryPolicy/failureCooldown``. Lookups are here; fetches in `+Flights`, invalidation
+/// in `+Invalidation`, states and statistics in `+Observation`. Nothing is called back under
+/// the lock.
 @usableFromInline
 package final class TokenEngine: Sendable {
     /// The configuration type, which providers expose under their own name.

@@ -1,11 +1,8 @@
 package import Foundation
 
-/// Fetches one token from the backend: builds the request, sends it raced against a
-/// timeout on the injected clock, validates the answer, and retries transient failures
-/// with backoff within the retry policy's deadline.
-///
-/// It holds no cache and no shared state; ``TokenEngine`` decides when to fetch, makes
-/// every concurrent caller share one fetch, and keeps the cooldown after a failure.
+/// Fetches one token: builds the request, sends it within a timeout on the injected clock,
+/// validates the answer, and retries transient failures with backoff. No state of its own:
+/// ``TokenEngine`` decides when to fetch and who shares it.
 package struct TokenFetcher: Sendable {
     package let endpoint: TokenEndpoint
     package let transport: any HTTPTransport
@@ -42,16 +39,9 @@ package struct TokenFetcher: Sendable {
         }
     }
 
-    /// A validated token for `scope`, or the error of the last attempt. After each
-    /// transient failure `shouldRetry(error, attempt, retryAt)` decides whether another
-    /// attempt follows at uptime `retryAt` (after the backoff, or the backend's
-    /// `Retry-After` if longer); permanent failures are returned at once.
-    /// - Parameters:
-    ///   - scope: whose token to fetch.
-    ///   - deadline: asked as each attempt starts: its timeout does not run past this
-    ///     uptime (infinite: only the endpoint's timeout bounds the attempt).
-    ///   - shouldRetry: decides after each transient failure whether to try again.
-    /// - Returns: the validated token, or the error of the last attempt.
+    /// A validated token for `scope`, or the error of the last attempt. `deadline` (asked as
+    /// each attempt starts) bounds the attempt's timeout; after a transient failure
+    /// `shouldRetry(error, attempt, retryAt)` decides whether another attempt follows at `retryAt`.
     package func fetch(
         _ scope: AuthorizationScope, deadline: () -> TimeInterval,
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
@@ -70,11 +60,8 @@ package struct TokenFetcher: Sendable {
         }
     }
 
-    /// The final answer to the request for `scope` made exactly as ``fetch(_:)`` makes it —
-    /// the same request, per-attempt timeout, deadline, and retries of transport failures,
-    /// timeouts and transient statuses (408, 425, 429 honouring `Retry-After`, 5xx) —
-    /// without reading the body: for the endpoint checker, which judges the answer part by
-    /// part. Every failed attempt is emitted as ``TokenEvent/fetchFailed(_:error:duration:retryIn:)``.
+    /// The final answer to the request ``fetch(_:)`` would make, with the same timeouts and
+    /// retries, without reading the body: for the endpoint checker, which judges it part by part.
     package func exchange(_ scope: AuthorizationScope) async -> Result<TransportResponse, FleetAuthError> {
         let deadline = clock.uptime() + retry.deadline
         let attempts = retry.maximumAttempts
@@ -128,8 +115,7 @@ package struct TokenFetcher: Sendable {
         }
     }
 
-    /// One request, bounded by the endpoint's timeout and what is left of the deadline,
-    /// its answer validated as a token.
+    /// One request, its answer validated as a token.
     private func attemptOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
         -> Result<AuthToken, FleetAuthError>
     {
@@ -203,8 +189,7 @@ package struct TokenFetcher: Sendable {
             scope: scope, url: request.url)
     }
 
-    /// The error for a fetch whose task was cancelled: only `TokenEngine.invalidateAll()`
-    /// cancels one.
+    /// The error of a cancelled fetch: only `invalidateAll()` cancels one.
     private static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
         FleetAuthError(
             reason: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).",

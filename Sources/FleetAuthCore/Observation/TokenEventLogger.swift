@@ -47,15 +47,9 @@ public struct TokenEventLogger: Sendable {
     }
 
     /// The line written for `event`: `info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d …`.
-    /// - Parameter event: what the engine did.
-    /// - Returns: the level, the `fleetauth:` tag and the event's description.
     package func line(for event: TokenEvent) -> String { "\(event.level) fleetauth: \(event)" }
 
-    /// Writes `line` and a newline to standard error in one call, so lines written from
-    /// several threads do not interleave.
-    /// - Parameters:
-    ///   - level: the event's level (standard error shows it in the line already).
-    ///   - line: the text to write.
+    /// Writes `line` and a newline to standard error in one call, so threads do not interleave.
     package static func writeToStandardError(_ level: TokenEventLevel, _ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }

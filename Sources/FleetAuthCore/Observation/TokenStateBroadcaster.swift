@@ -1,10 +1,7 @@
 /// Delivers ``TokenState`` changes to the streams apps watch, each change once per stream.
 ///
-/// The engine publishes after releasing its lock, each change numbered under the lock in
-/// the order it happened: a change that arrives after a later one of the same scope is
-/// dropped, so every stream sees a scope's states in order. A stream's first states (what
-/// holds when it starts) are numbered the same way. Streams end when ``finish()`` runs
-/// (the provider is released).
+/// Changes are numbered under the engine's lock and published after it: one that arrives
+/// after a later one of its scope is dropped, so streams hear each scope in order.
 package final class TokenStateBroadcaster: Sendable {
     private struct Subscriber {
         /// The scope watched; `nil` for every scope.

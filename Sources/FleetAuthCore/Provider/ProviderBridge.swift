@@ -1,10 +1,8 @@
 /// The plumbing the driver and consumer modules share between the completion-handler
 /// contract and async/await.
 package enum ProviderBridge {
-    /// Runs `fetch` in a new task and calls `completion` exactly once with its outcome:
-    /// always asynchronously, never under a lock. The task holds what `fetch` captures
-    /// (the engine, not the provider), so releasing the provider mid-fetch still
-    /// completes.
+    /// Runs `fetch` in a new task and calls `completion` once with its outcome, never under a
+    /// lock; the task holds the engine, so releasing the provider mid-fetch still completes.
     package static func complete(
         _ completion: @escaping AuthTokenFetchCompletionHandler,
         with fetch: @escaping @Sendable () async throws -> String

@@ -17,10 +17,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     @usableFromInline
     package let engine: TokenEngine
 
-    /// Creates a provider from a full engine configuration; throws `invalidConfiguration`
-    /// for unusable policies, a token URL that is not an absolute http(s) URL, or a URL
-    /// template this provider's contexts cannot fill, and `insecureEndpoint` for plain
-    /// `http` to a remote host without the opt-in.
+    /// Creates a provider from a full engine configuration; throws as the public init does.
     package init(configuration: Configuration) throws(FleetAuthError) {
         try configuration.endpoint.validate(for: Context.declaredScopeKinds)
         self.engine = try TokenEngine(configuration: configuration)

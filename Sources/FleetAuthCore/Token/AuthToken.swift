@@ -7,11 +7,9 @@ public import Foundation
 /// ``fingerprint`` instead.
 ///
 /// Copies share one immutable storage object, so handing a token out of the cache costs a
-/// single reference count; the claims are decoded once, when first asked for.
+/// single reference count.
 public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
-    private final class Storage: @unchecked Sendable {
-        // Safe because every stored property is a `let` except `decoded`, which is read
-        // and written only while holding this object's stripe of `ClaimsLocks`.
+    private final class Storage: Sendable {
         let value: String
         let scope: AuthorizationScope
         let receivedAt: Date
@@ -22,9 +20,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         let uptimeClock: (any WallClock)?
         /// How far the backend's clock ran ahead of the device's when the token arrived.
         let issuerClockOffset: TimeInterval
-        /// The decoded claims, filled on first use: most tokens never need them, and a
-        /// cache of 100,000 should not carry them all (nor a lock each).
-        private var decoded: JWTClaims?
 
         init(
             value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
@@ -38,30 +33,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
             self.lifetime = lifetime
             self.expiresAtUptime = expiresAtUptime
             self.uptimeClock = uptimeClock
-        }
-
-        var claims: JWTClaims {
-            let stripe = ClaimsLocks.stripe(for: self)
-            stripe.lock()
-            let cached = decoded
-            stripe.unlock()
-            if let cached { return cached }
-            // Decoded outside the lock; two first readers may both decode, one result stays.
-            let fresh = (try? JWTDecoder.decode(value)) ?? JWTClaims()
-            stripe.lock()
-            defer { stripe.unlock() }
-            if decoded == nil { decoded = fresh }
-            return decoded!
-        }
-    }
-
-    /// Locks shared by every token's claims, picked by the token's storage address: a
-    /// token carries no lock of its own.
-    private enum ClaimsLocks {
-        static let stripes = (0..<64).map { _ in NSLock() }
-
-        static func stripe(for object: AnyObject) -> NSLock {
-            stripes[ObjectIdentifier(object).hashValue & 63]
         }
     }
 
@@ -80,9 +51,9 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// when `iat` is absent. Refresh margins scale with it.
     package var lifetime: TimeInterval { storage.lifetime }
 
-    /// The decoded claims (empty if the value is not a JWT), decoded once, on first access,
-    /// and shared by every copy of the token.
-    package var claims: JWTClaims { storage.claims }
+    /// The decoded claims (empty if the value is not a JWT), decoded at each access: a cache
+    /// of many tokens should not carry them all, and only tests and diagnostics read them.
+    package var claims: JWTClaims { (try? JWTDecoder.decode(value)) ?? JWTClaims() }
 
     /// When the token expires on the monotonic clock of the provider that fetched it
     /// (``WallClock/uptime()``), which no change of the device's time moves; `nil` for a
