@@ -58,7 +58,9 @@ struct ExamplesTests {
         #expect(report.errors == 0 && report.callsRejectedByFleet == 0)
         #expect(report.snapshots.count == 3 && report.snapshots.values.allSatisfy { $0 == 360 })
         #expect(report.finalStatus.values.allSatisfy { $0 == "COMPLETE" })
-        #expect(report.tokensPerTrip.values.allSatisfy { (1...2).contains($0) })
+        // The first token, its refresh moved to a random point of its life (the fleet's
+        // spread), and at most one more refresh within the hour.
+        #expect(report.tokensPerTrip.values.allSatisfy { (1...3).contains($0) })
     }
 
     @Test func consumerAppFollowsShipmentsBesideTrips() async throws {

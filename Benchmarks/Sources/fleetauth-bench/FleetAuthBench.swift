@@ -1,6 +1,7 @@
 // fleetauth-bench: FleetAuth beside the seed sample it replaces and beside the fastest
 // lookup physically possible. Run with `swift run -c release fleetauth-bench [--json]`.
 import BenchmarkSubjects
+import FleetAuthCore
 import Foundation
 
 @main
@@ -32,6 +33,27 @@ struct FleetAuthBench {
             let start = ContinuousClock.now
             let day = try await Benchmarks.steadyState(vehicles: Int(vehicles), hours: option("--day-hours") ?? 24)
             print(day, ContinuousClock.now - start)
+            return
+        }
+        if let vehicles = option("--herd") {
+            // Only the fleet that starts together, at the size given.
+            let start = ContinuousClock.now
+            let shared = !CommandLine.arguments.contains("--phones")
+            let hours = option("--herd-hours") ?? 6
+            let outage = option("--herd-outage").map { Int($0)..<(Int($0) + Int(option("--herd-outage-length") ?? 1500)) }
+            let fleet = try await HerdBench.simulate(
+                vehicles: Int(vehicles), hours: hours, sharedProvider: shared,
+                refresh: RefreshPolicy(spreadsRefreshes: !CommandLine.arguments.contains("--no-spread")),
+                outage: outage ?? 0..<0)
+            let last = Int(hours)
+            print(
+                "busiest minute/mean h2-\(last): \(fleet.busiestOverMean(bin: 60, hours: 1..<last))",
+                "busiest 5 min/mean: \(fleet.busiestOverMean(bin: 300, hours: 1..<last))",
+                "first hour/vehicle: \(fleet.requestsPerVehicle(hours: 0..<1))",
+                "per vehicle-day: \(fleet.requestsPerVehicle(hours: 1..<last, perDay: true))",
+                "failed: \(fleet.failedLookups)",
+                "peak/s after outage: \(outage.map { fleet.peakPerSecond(from: $0.upperBound) } ?? 0)", outage.map { Array(fleet.requestsPerSecond[($0.upperBound - 20)..<($0.upperBound + 20)]) } ?? [],
+                ContinuousClock.now - start)
             return
         }
         if let contexts = option("--scale") {

@@ -44,6 +44,11 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// Whether a cached token is served below `minimumRemainingLifetime` while the
     /// backend fails for a transient reason (default `true`); `false` keeps the margin to the letter.
     package var servesDuringOutages: Bool
+    /// Whether a token fetched off the refresh schedule (a cold start, a token that ran out,
+    /// the end of an outage) has its first refresh moved to a random point of its usable
+    /// life (default `true`), so that a fleet that starts together refreshes spread out;
+    /// later refreshes keep that phase. `false` refreshes every token at the same point.
+    package var spreadsRefreshes: Bool
 
     /// Creates a policy; each argument sets the property of the same name. The defaults
     /// follow the token-provider contract and ride out a 5-minute token-backend outage.
@@ -51,7 +56,8 @@ public struct RefreshPolicy: Sendable, Hashable {
         minimumRemainingLifetime: TimeInterval = 300, refreshWindow: TimeInterval = 600,
         maximumLifetime: TimeInterval = 3600, minimumLifetime: TimeInterval = 30, expiryTolerance: TimeInterval = 60,
         adaptsToTraffic: Bool = true, latencyMultiplier: Double = 3, refreshJitter: TimeInterval = 2,
-        outageTolerance: TimeInterval = 300, outageFloor: TimeInterval = 60, servesDuringOutages: Bool = true
+        outageTolerance: TimeInterval = 300, outageFloor: TimeInterval = 60, servesDuringOutages: Bool = true,
+        spreadsRefreshes: Bool = true
     ) {
         self.minimumRemainingLifetime = minimumRemainingLifetime
         self.refreshWindow = refreshWindow
@@ -64,8 +70,8 @@ public struct RefreshPolicy: Sendable, Hashable {
         self.outageTolerance = outageTolerance
         self.outageFloor = outageFloor
         self.servesDuringOutages = servesDuringOutages
+        self.spreadsRefreshes = spreadsRefreshes
     }
-
     /// The contract to the letter: a token is never handed out with less than
     /// `minimumRemainingLifetime` left, outage or not. Refreshing still starts early
     /// enough to retry through an outage of `outageTolerance` before that margin.

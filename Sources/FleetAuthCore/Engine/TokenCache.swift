@@ -24,6 +24,8 @@ package struct TokenCache {
         package private(set) var lookupInterval: TimeInterval
         private let allowance: TimeInterval
         private var lastLookup: TimeInterval?
+        /// The latest moment the refresh may start, when spread (uptime).
+        private var refreshBy = TimeInterval.infinity
 
         /// Creates an entry; `allowance` is what the window leaves for fetching (infinite for
         /// the full window), `lookupInterval` what the scope's previous token learned.
@@ -40,6 +42,13 @@ package struct TokenCache {
             self.allowance = allowance
             self.lookupInterval = lookupInterval
             staleAt = watchFrom
+            staleAt = adaptiveStaleAt()
+        }
+
+        /// Moves the refresh to a point `unit` (in `0...1`) of the way from `now` to the
+        /// refresh moment, never later: the spread of a fleet whose tokens were minted together.
+        package mutating func spreadRefresh(from now: TimeInterval, unit: Double) {
+            refreshBy = now + max(0, staleAt - now) * min(max(unit, 0), 1)
             staleAt = adaptiveStaleAt()
         }
 
@@ -60,8 +69,8 @@ package struct TokenCache {
 
         private func adaptiveStaleAt() -> TimeInterval {
             let margin = lookupInterval + allowance
-            guard margin.isFinite else { return watchFrom }
-            return max(watchFrom, reserveAt - margin)
+            guard margin.isFinite else { return min(refreshBy, watchFrom) }
+            return min(refreshBy, max(watchFrom, reserveAt - margin))
         }
     }
 

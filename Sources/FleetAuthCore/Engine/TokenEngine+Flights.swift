@@ -96,13 +96,15 @@ extension TokenEngine {
     private func run(flight flightID: UInt64, for scope: AuthorizationScope) async {
         let started = clock.uptime()
         // Waiters' budget runs from when the fetch really starts.
-        state.withLock { state in
-            guard state.flights[scope]?.id == flightID, let since = state.flights[scope]?.waitedSince else { return }
-            state.flights[scope]?.waitedSince = max(since, started)
+        let firstAttempt = state.withLock { state in
+            if state.flights[scope]?.id == flightID, let since = state.flights[scope]?.waitedSince {
+                state.flights[scope]?.waitedSince = max(since, started)
+            }
+            return (state.outages[scope]?.attempts ?? 0) + 1
         }
         let waitersDeadline = configuration.retry.deadline
         let result = await fetcher.fetch(
-            scope,
+            scope, firstAttempt: firstAttempt,
             deadline: {
                 // Waiters within their budget bound the attempt; a background retry is not.
                 state.withLock { state in
@@ -127,6 +129,7 @@ extension TokenEngine {
         let now = clock.uptime()
         let refresh = configuration.refresh
         let randomUnit = fetcher.randomUnit()
+        let spreadUnit = fetcher.randomUnit()
         var evicted: AuthorizationScope?
         typealias Outcome = (
             waiters: [TokenEngineState.Waiter], result: Result<AuthToken, FleetAuthError>,
@@ -150,8 +153,15 @@ extension TokenEngine {
                 let allowance = refresh.adaptiveAllowance(
                     slowestFetch: state.slowestRecentFetch, retry: configuration.retry, randomUnit: randomUnit)
                 let previous = state.cache.peek(scope)
-                let entry = TokenCache.Entry(
+                var entry = TokenCache.Entry(
                     token: token, policy: refresh, allowance: allowance, lookupInterval: previous?.lookupInterval ?? 0)
+                // A token fetched off the refresh schedule (cold start, a token that ran
+                // out, the end of an outage) may share its minute with a whole fleet's:
+                // spread its refresh. One fetched on schedule keeps the phase.
+                let onSchedule = previous.map { now < $0.expiringAt } ?? false
+                if refresh.spreadsRefreshes, !onSchedule || state.outages[scope] != nil {
+                    entry.spreadRefresh(from: now, unit: spreadUnit)
+                }
                 evicted = state.cache.store(entry, for: scope)
                 state.outages[scope] = nil
             case .failure(let error):
@@ -193,6 +203,7 @@ extension TokenEngine {
             guard var flight = state.flights[scope], flight.id == flightID else { return (false, nil, [], error) }
             var outage = state.outages[scope] ?? TokenEngineState.Outage(since: now, error: error)
             outage.error = error
+            outage.attempts = max(outage.attempts, attempt)
             state.outages[scope] = outage
             let entry = state.cache.peek(scope)
             let budgetSpent =

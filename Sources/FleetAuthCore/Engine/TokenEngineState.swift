@@ -34,6 +34,9 @@ struct TokenEngineState {
         let since: TimeInterval
         /// The last attempt's error.
         var error: FleetAuthError
+        /// How many attempts have failed since it began: a later flight carries on from
+        /// there, so a long outage is retried at the longest backoff, not from the first.
+        var attempts = 0
         /// Callers without a usable token get ``error`` without a request until then
         /// (uptime): the cooldown after a fetch that gave up.
         var replayUntil: TimeInterval = 0

@@ -39,15 +39,17 @@ package struct TokenFetcher: Sendable {
         }
     }
 
-    /// A validated token for `scope`, or the error of the last attempt. `deadline` (asked as
-    /// each attempt starts) bounds the attempt's timeout; after a transient failure
+    /// A validated token for `scope`, or the error of the last attempt. Attempts are numbered
+    /// from `firstAttempt` (the backoff grows with the number); `deadline` (asked as each
+    /// attempt starts) bounds the attempt's timeout; after a transient failure
     /// `shouldRetry(error, attempt, retryAt)` decides whether another attempt follows at `retryAt`.
     package func fetch(
-        _ scope: AuthorizationScope, deadline: () -> TimeInterval,
+        _ scope: AuthorizationScope, firstAttempt: Int = 1, deadline: () -> TimeInterval,
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
     ) async -> Result<AuthToken, FleetAuthError> {
         let start = clock.uptime()
-        return await retrying(scope, deadline: deadline, shouldRetry: shouldRetry) { attemptDeadline in
+        return await retrying(scope, firstAttempt: firstAttempt, deadline: deadline, shouldRetry: shouldRetry) {
+            attemptDeadline in
             await attemptOnce(scope, deadline: attemptDeadline)
         } succeeded: { token, finished in
             emit(
@@ -81,12 +83,12 @@ package struct TokenFetcher: Sendable {
     /// Runs `attempt` until it succeeds, fails for good, or `shouldRetry` declines, sleeping
     /// the backoff (or the backend's `Retry-After` if longer) on the clock in between.
     private func retrying<Value>(
-        _ scope: AuthorizationScope, deadline: () -> TimeInterval,
+        _ scope: AuthorizationScope, firstAttempt: Int = 1, deadline: () -> TimeInterval,
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool,
         attempt run: (_ deadline: TimeInterval) async -> Result<Value, FleetAuthError>,
         succeeded: (Value, _ finished: TimeInterval) -> Void
     ) async -> Result<Value, FleetAuthError> {
-        var attempt = 1
+        var attempt = max(1, firstAttempt)
         while true {
             let attemptStart = clock.uptime()
             emit(.fetchStarted(scope, attempt: attempt))

@@ -16,7 +16,7 @@ struct AdaptiveRefreshTests {
     /// A caller looking up `v-42` every `interval` seconds for `hours`, with each backend
     /// answer taking `latency(n)` seconds for the n-th request.
     func simulate(
-        hours: Double, interval: TimeInterval = 5, refresh: RefreshPolicy = RefreshPolicy(refreshJitter: 0),
+        hours: Double, interval: TimeInterval = 5, refresh: RefreshPolicy = RefreshPolicy(refreshJitter: 0, spreadsRefreshes: false),
         latency: @escaping @Sendable (Int) -> TimeInterval
     ) async throws -> Outcome {
         let h = try EngineHarness(refresh: refresh)
@@ -60,7 +60,7 @@ struct AdaptiveRefreshTests {
 
     @Test func aJitteryBackendStillKeepsCallersOffTheNetwork() async throws {
         // Latencies from 0.1 s to 5 s in a fixed, irregular order.
-        let outcome = try await simulate(hours: 6, refresh: RefreshPolicy()) { index in
+        let outcome = try await simulate(hours: 6, refresh: RefreshPolicy(spreadsRefreshes: false)) { index in
             0.1 + Double((index * 7919) % 50) / 10
         }
         #expect(outcome.waits == 1)
@@ -76,7 +76,7 @@ struct AdaptiveRefreshTests {
     }
 
     @Test func theFullWindowIsUsedWhenAdaptationIsOff() async throws {
-        let fixed = try await simulate(hours: 12, refresh: RefreshPolicy(adaptsToTraffic: false)) { _ in 0.2 }
+        let fixed = try await simulate(hours: 12, refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false)) { _ in 0.2 }
         // 600 s before expiry: each one-hour token serves 50 minutes.
         #expect(fixed.requests == Int((12 * 3600 / 3000.0).rounded(.up)))
         #expect(fixed.waits == 1)

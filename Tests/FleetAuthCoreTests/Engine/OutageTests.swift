@@ -108,6 +108,7 @@ struct OutageTests {
         let refresh = try await Self.refreshMoment()
         var simulation = OutageSimulation()
         simulation.refresh = .strict
+        simulation.refresh.spreadsRefreshes = false
         let outage = (refresh - 1)..<(refresh + 299)
         let outcome = try await simulation.run(outage: outage, until: outage.upperBound + 60)
         #expect(outcome.shortestLifeServed > 300)

@@ -84,7 +84,7 @@ struct TokenEngineTests {
 
     @Test func staleTokenIsReturnedAtOnceWhileOneRefreshRuns() async throws {
         // The full 600 s window; the adaptive one is tested on its own below.
-        let h = try EngineHarness(latency: 0.2, refresh: RefreshPolicy(adaptsToTraffic: false))
+        let h = try EngineHarness(latency: 0.2, refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
         let initial = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
@@ -222,7 +222,7 @@ struct TokenEngineSynchronousLookupTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
     @Test func itAnswersFromTheCacheOrSaysAFetchIsNeeded() async throws {
-        let h = try EngineHarness(refresh: RefreshPolicy(adaptsToTraffic: false))
+        let h = try EngineHarness(refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
         #expect(h.engine.cachedUsableToken(for: v42) == nil)
         #expect(h.transport.requestCount == 0)  // it never fetches on its own
         let first = try await h.engine.token(for: v42)

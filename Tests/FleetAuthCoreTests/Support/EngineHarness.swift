@@ -14,7 +14,7 @@ struct EngineHarness {
         latency: TimeInterval = 0,
         backend configuration: InMemoryTokenBackend.Configuration = .init(),
         format: TokenResponseFormat? = nil,
-        refresh: RefreshPolicy = RefreshPolicy(),
+        refresh: RefreshPolicy = RefreshPolicy(spreadsRefreshes: false),
         retry: RetryPolicy = RetryPolicy(jitter: 0),
         cacheCapacity: Int = 64,
         endpointTimeout: TimeInterval = 15

@@ -30,7 +30,9 @@ struct OutageSimulation {
     var vehicles = 1
     var interval: TimeInterval = 5
     var latency: TimeInterval = 0.2
-    var refresh = RefreshPolicy()
+    /// A fleet minted together and kept in step (the spread has its own tests), so that
+    /// outages can start at its refresh moment to the second.
+    var refresh = RefreshPolicy(spreadsRefreshes: false)
     var retry = RetryPolicy()
     /// Where lookups start being simulated even without an outage (the refresh window).
     var watchFrom: TimeInterval = 2900
