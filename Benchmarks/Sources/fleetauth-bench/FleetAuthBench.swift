@@ -35,27 +35,6 @@ struct FleetAuthBench {
             print(day, ContinuousClock.now - start)
             return
         }
-        if let vehicles = option("--herd") {
-            // Only the fleet that starts together, at the size given.
-            let start = ContinuousClock.now
-            let shared = !CommandLine.arguments.contains("--phones")
-            let hours = option("--herd-hours") ?? 6
-            let outage = option("--herd-outage").map { Int($0)..<(Int($0) + Int(option("--herd-outage-length") ?? 1500)) }
-            let fleet = try await HerdBench.simulate(
-                vehicles: Int(vehicles), hours: hours, sharedProvider: shared,
-                refresh: RefreshPolicy(spreadsRefreshes: !CommandLine.arguments.contains("--no-spread")),
-                outage: outage ?? 0..<0)
-            let last = Int(hours)
-            print(
-                "busiest minute/mean h2-\(last): \(fleet.busiestOverMean(bin: 60, hours: 1..<last))",
-                "busiest 5 min/mean: \(fleet.busiestOverMean(bin: 300, hours: 1..<last))",
-                "first hour/vehicle: \(fleet.requestsPerVehicle(hours: 0..<1))",
-                "per vehicle-day: \(fleet.requestsPerVehicle(hours: 1..<last, perDay: true))",
-                "failed: \(fleet.failedLookups)",
-                "peak/s after outage: \(outage.map { fleet.peakPerSecond(from: $0.upperBound) } ?? 0)", outage.map { Array(fleet.requestsPerSecond[($0.upperBound - 20)..<($0.upperBound + 20)]) } ?? [],
-                ContinuousClock.now - start)
-            return
-        }
         if let contexts = option("--scale") {
             // Only memory and lookup at the number of contexts given.
             print(try await Benchmarks.scale(contexts: Int(contexts)))
@@ -74,6 +53,8 @@ struct FleetAuthBench {
         let scale = try await Benchmarks.scale(contexts: scaleContexts)
         progress("refresh policies through token-backend outages")
         let outages = try await OutageBench.run(quick: quick)
+        progress("a fleet that starts together")
+        let herd = try await HerdBench.run(quick: quick)
 
         func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         let floorNanoseconds = "\(f(lookup.floor)) ns"
@@ -124,7 +105,7 @@ struct FleetAuthBench {
             ),
             (
                 "day: backend requests", "\(day.fleetAuthRequests)", "\(day.seedRequests) seed sample",
-                "minimum \(day.minimumRequests), goal ≤ minimum"
+                "minimum \(day.minimumRequests) in step; goal ≤ 28 per vehicle-day (\(28 * day.vehicles))"
             ),
             (
                 "day: tokens handed out with < 5 min left", "\(day.fleetAuthShortLived)",
@@ -156,8 +137,30 @@ struct FleetAuthBench {
                     + "  5-min outage: \(row.failedIn5MinuteOutage) failed  10-min outage: \(row.failedIn10MinuteOutage) failed"
             )
         }
+        print(
+            "Fleet that starts together: 1-hour tokens, lookups every 5 s, first lookups within one minute, 0.2 s latency"
+        )
+        for row in herd.rows {
+            print(
+                "  " + row.name.padding(toLength: herd.rows.map(\.name.count).max()!, withPad: " ", startingAt: 0)
+                    + "  busiest minute \(f(row.busiestMinute, 2))× mean, busiest 5 min \(f(row.busiestFiveMinutes, 2))×;"
+                    + " first hour \(f(row.firstHour, 2))/vehicle, then \(f(row.perVehicleDay, 1))/vehicle-day;"
+                    + " \(row.failedLookups) failed lookups")
+        }
+        print(
+            "  \(herd.outageVehicles) vehicles, 1-hour token-backend outage: \(f(herd.outageRequestsPerSecond, 1)) requests/s in its last minute,"
+                + " peak \(herd.peakOnReturn)/s on return")
         if json {
             let object: [String: Any] = [
+                "herd_busiest_minute_over_mean": herd.rows[0].busiestMinute,
+                "herd_busiest_5_minutes_over_mean": herd.rows[0].busiestFiveMinutes,
+                "herd_requests_per_vehicle_first_hour": herd.rows[0].firstHour,
+                "herd_requests_per_vehicle_day": herd.rows[0].perVehicleDay,
+                "herd_failed_lookups": herd.rows.map(\.failedLookups).reduce(0, +),
+                "herd_phones_busiest_5_minutes_over_mean": herd.rows[1].busiestFiveMinutes,
+                "herd_unspread_busiest_minute_over_mean": herd.rows[2].busiestMinute,
+                "herd_outage_last_minute_requests_per_second": herd.outageRequestsPerSecond,
+                "herd_outage_peak_per_second_on_return": herd.peakOnReturn,
                 "outage_policies": outages.map {
                     [
                         "policy": $0.name, "requests_per_vehicle_day": $0.requestsPerVehicleDay,

@@ -8,6 +8,59 @@ import Foundation
 /// vehicle looking its token up every 5 s, the first lookups spread over one minute, all on
 /// the manual clock and the public API.
 enum HerdBench {
+    struct Row {
+        let name: String
+        /// Hours 2 on: the busiest minute and 5 minutes over the mean ones.
+        let busiestMinute: Double
+        let busiestFiveMinutes: Double
+        /// Token requests per vehicle in the first hour, and per vehicle-day after it.
+        let firstHour: Double
+        let perVehicleDay: Double
+        let failedLookups: Int
+    }
+
+    struct Report {
+        let rows: [Row]
+        let outageVehicles: Int
+        /// Token requests per second in the outage's last minute, and the most in one second
+        /// in the two minutes after the backend returns.
+        let outageRequestsPerSecond: Double
+        let peakOnReturn: Int
+    }
+
+    /// The simulator on one provider, phones with a provider each, the simulator without
+    /// the spread, and a fleet of 100 through a 1-hour outage.
+    static func run(quick: Bool) async throws -> Report {
+        let simulator = quick ? 1000 : 10_000
+        let phones = quick ? 200 : 2000
+        let hours = quick ? 3.0 : 6.0
+        var rows: [Row] = []
+        for (name, vehicles, shared, spreads) in [
+            ("\(simulator) vehicles, one provider", simulator, true, true),
+            ("\(phones) phones, a provider each", phones, false, true),
+            ("\(simulator) vehicles, spread off", simulator, true, false),
+        ] {
+            let fleet = try await simulate(
+                vehicles: vehicles, hours: hours, sharedProvider: shared,
+                refresh: RefreshPolicy(spreadsRefreshes: spreads))
+            let later = 1..<Int(hours)
+            rows.append(
+                Row(
+                    name: name, busiestMinute: fleet.busiestOverMean(bin: 60, hours: later),
+                    busiestFiveMinutes: fleet.busiestOverMean(bin: 300, hours: later),
+                    firstHour: fleet.requestsPerVehicle(hours: 0..<1),
+                    perVehicleDay: fleet.requestsPerVehicle(hours: later, perDay: true),
+                    failedLookups: fleet.failedLookups))
+        }
+        let outage = 3600..<7200
+        let down = try await simulate(vehicles: 100, hours: 2.5, sharedProvider: true, outage: outage)
+        // The last minute of the outage, when every vehicle's token has run out.
+        let lastMinute = down.requestsPerSecond[(outage.upperBound - 60)..<outage.upperBound].reduce(0, +)
+        return Report(
+            rows: rows, outageVehicles: 100, outageRequestsPerSecond: Double(lastMinute) / 60,
+            peakOnReturn: down.peakPerSecond(from: outage.upperBound))
+    }
+
     struct Fleet {
         let vehicles: Int
         /// Token requests per second of simulated time, from the first lookup.
@@ -17,8 +70,10 @@ enum HerdBench {
 
         /// The busiest `bin`-second window of `hours` over the mean window there.
         func busiestOverMean(bin: Int, hours: Range<Int>) -> Double {
-            let seconds = requestsPerSecond[min(hours.lowerBound * 3600, requestsPerSecond.count)..<min(
-                hours.upperBound * 3600, requestsPerSecond.count)]
+            let seconds = requestsPerSecond[
+                min(
+                    hours.lowerBound * 3600, requestsPerSecond.count)..<min(
+                        hours.upperBound * 3600, requestsPerSecond.count)]
             let bins = stride(from: seconds.startIndex, to: seconds.endIndex, by: bin).map {
                 seconds[$0..<min($0 + bin, seconds.endIndex)].reduce(0, +)
             }
@@ -28,8 +83,10 @@ enum HerdBench {
 
         /// Token requests per vehicle in `hours`, scaled to a day when `perDay`.
         func requestsPerVehicle(hours: Range<Int>, perDay: Bool = false) -> Double {
-            let seconds = requestsPerSecond[min(hours.lowerBound * 3600, requestsPerSecond.count)..<min(
-                hours.upperBound * 3600, requestsPerSecond.count)]
+            let seconds = requestsPerSecond[
+                min(
+                    hours.lowerBound * 3600, requestsPerSecond.count)..<min(
+                        hours.upperBound * 3600, requestsPerSecond.count)]
             let perVehicle = Double(seconds.reduce(0, +)) / Double(vehicles)
             return perDay ? perVehicle * 24 / Double(hours.count) : perVehicle
         }
@@ -70,8 +127,12 @@ enum HerdBench {
         let starts = (0..<vehicles).map { $0 * 60 / vehicles }
         let byPhase = Dictionary(grouping: 0..<vehicles) { starts[$0] % 5 }
         let failed = Locked(0)
+        let started = Locked(0)
         var pending: [Task<Void, Never>] = []
         for second in 0..<duration {
+            // A lookup that missed waits in a task of its own; the clock moves on only once
+            // every such task has made its call (a call registers before it first suspends).
+            while started.withLock({ $0 }) < pending.count { await Task.yield() }
             await clock.run(until: clock.now().addingTimeInterval(origin + Double(second) - clock.uptime()))
             for vehicle in byPhase[second % 5] ?? [] where starts[vehicle] <= second {
                 let provider = providers[sharedProvider ? 0 : vehicle]
@@ -79,6 +140,7 @@ enum HerdBench {
                 if provider.cachedUsableToken(for: context) != nil { continue }
                 pending.append(
                     Task {
+                        started.withLock { $0 += 1 }
                         do { _ = try await provider.token(for: context) } catch { failed.withLock { $0 += 1 } }
                     })
             }

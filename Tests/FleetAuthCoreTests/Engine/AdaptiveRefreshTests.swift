@@ -16,7 +16,8 @@ struct AdaptiveRefreshTests {
     /// A caller looking up `v-42` every `interval` seconds for `hours`, with each backend
     /// answer taking `latency(n)` seconds for the n-th request.
     func simulate(
-        hours: Double, interval: TimeInterval = 5, refresh: RefreshPolicy = RefreshPolicy(refreshJitter: 0, spreadsRefreshes: false),
+        hours: Double, interval: TimeInterval = 5,
+        refresh: RefreshPolicy = RefreshPolicy(refreshJitter: 0, spreadsRefreshes: false),
         latency: @escaping @Sendable (Int) -> TimeInterval
     ) async throws -> Outcome {
         let h = try EngineHarness(refresh: refresh)
@@ -76,7 +77,9 @@ struct AdaptiveRefreshTests {
     }
 
     @Test func theFullWindowIsUsedWhenAdaptationIsOff() async throws {
-        let fixed = try await simulate(hours: 12, refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false)) { _ in 0.2 }
+        let fixed = try await simulate(
+            hours: 12, refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false)
+        ) { _ in 0.2 }
         // 600 s before expiry: each one-hour token serves 50 minutes.
         #expect(fixed.requests == Int((12 * 3600 / 3000.0).rounded(.up)))
         #expect(fixed.waits == 1)

@@ -19,7 +19,8 @@ struct ReporterFixture {
         transport.mount(backend, at: "/driver-token")
         transport.mount(fleet)
         provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport, clock: clock,
+            endpoint: TokenEndpoint(url: "https://backend.example.com/driver-token"), transport: transport,
+            clock: clock,
             // One vehicle's refresh schedule to the second: the fleet's spread has its own tests.
             refresh: RefreshPolicy(spreadsRefreshes: false)
         )
