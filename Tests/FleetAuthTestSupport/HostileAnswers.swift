@@ -1,6 +1,6 @@
-public import FleetAuthCore
-public import FleetAuthInMemory
-public import Foundation
+package import FleetAuthCore
+package import FleetAuthInMemory
+package import Foundation
 
 /// One bad or adversarial answer a token backend can give, and the error FleetAuth must
 /// turn it into. The same table runs through the in-memory transport and, over real HTTP,

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The Python fixture `Fixtures/loopback_server.py`, started once per test process on a
 /// free loopback port. It exits when this process ends (its standard input closes).
@@ -69,7 +69,7 @@ package final class LoopbackServer: Sendable {
 }
 
 #if canImport(FoundationNetworking)
-    public import FoundationNetworking
+    package import FoundationNetworking
 #endif
 
 extension URLSession {

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A sample of program output quoted in README.md, for tests that keep it true: the fenced
 /// block whose first line starts with a given prefix, compared with what the program prints

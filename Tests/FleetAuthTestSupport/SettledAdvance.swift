@@ -1,5 +1,5 @@
-public import FleetAuthInMemory
-public import Foundation
+package import FleetAuthInMemory
+package import Foundation
 
 extension ManualWallClock {
     /// Moves the clock to uptime `target` one sleeper deadline at a time

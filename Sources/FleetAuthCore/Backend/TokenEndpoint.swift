@@ -73,8 +73,8 @@ public struct TokenEndpoint: Sendable {
 
     /// Throws `invalidConfiguration` when the URL is not an absolute http(s) URL, or its
     /// template has an unknown placeholder or one that none of `kinds` can fill (empty: any
-    /// kind), and `insecureEndpoint` for plain `http` to a remote host without
-    /// `allowsInsecureHTTP`. Providers call it when they are made, so a bad URL never
+    /// kind), or for plain `http` to a remote host without `allowsInsecureHTTP` (the
+    /// message says which). Providers call it when they are made, so a bad URL never
     /// reaches a request.
     package func validate(for kinds: [AuthorizationScope.Kind] = []) throws(FleetAuthError) {
         guard method == "GET" || method == "POST" else {

@@ -164,7 +164,7 @@ package struct TokenResponseParser: Sendable {
             let hint =
                 switch response.status {
                 case 401, 403: "the backend refused the app's credential; check the headers the endpoint sends"
-                case 404: "check the endpoint URL and the ID placement"
+                case 404: "check the endpoint URL and its {vehicleId}, {tripId} or {taskId} placeholder"
                 case 429: "the backend is rate-limiting; FleetAuth backs off"
                 case 500...599: "the backend failed; FleetAuth retries with backoff"
                 default: "check the endpoint configuration"

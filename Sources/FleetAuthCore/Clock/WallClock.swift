@@ -32,17 +32,20 @@ public protocol WallClock: Sendable {
     /// Suspends for `duration` seconds of this clock's time; throws `CancellationError`
     /// if the calling task is cancelled first.
     func sleep(for duration: TimeInterval) async throws
-}
-
-/// A clock that simulates time (the manual test clock): it decides timeouts itself, and counts
-/// the SDK's work in units (registered before their task starts, parked while they sleep or
-/// wait for another's result, ended with their task) so a test moves time only once all is parked.
-package protocol SimulatedClock: WallClock {
     /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or
-    /// `nil` when the time ran out first (the operation is then cancelled).
+    /// `nil` (and `operation` cancelled) when the time ran out first. The default races
+    /// ``sleep(for:)``, or lets a manual clock decide; a clock that wraps another forwards
+    /// to it, so that a manual clock's timeouts stay deterministic.
     func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result?
+}
+
+/// A clock that simulates time (the manual test clock): it decides timeouts itself
+/// (``WallClock/withTimeout(_:_:)``), and counts
+/// the SDK's work in units (registered before their task starts, parked while they sleep or
+/// wait for another's result, ended with their task) so a test moves time only once all is parked.
+package protocol SimulatedClock: WallClock {
     /// Registers a unit of work that a new task is about to run, as running.
     func beginWork() -> UInt64
     /// Runs `body` as unit `unit`, which ends when it returns.
@@ -59,12 +62,9 @@ extension WallClock {
 
     /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or `nil`
     /// (and `operation` cancelled) when time ran out first.
-    package func withTimeout<Result: Sendable>(
+    public func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
-        if let deciding = self as? any SimulatedClock {
-            return try await deciding.withTimeout(seconds, operation)
-        }
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
@@ -102,20 +102,16 @@ extension WallClock {
 /// The device's real clock: the default of every provider, reporter and monitor. Its uptime
 /// counts time asleep, as `ContinuousClock` does; it reads the boot-time clock itself, since
 /// turning a `ContinuousClock` instant into seconds costs a quarter of a cached lookup.
-@usableFromInline
-package struct SystemWallClock: WallClock {
+public struct SystemWallClock: WallClock {
     /// Creates the system clock.
-    @usableFromInline
-    package init() {}
+    public init() {}
 
     /// The current time of the system's real-time clock.
-    @usableFromInline
-    package func now() -> Date { Date() }
+    public func now() -> Date { Date() }
 
     /// Seconds since boot, sleep included: `CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC`
     /// (which counts through sleep there) on Apple systems.
-    @usableFromInline
-    package func uptime() -> TimeInterval {
+    public func uptime() -> TimeInterval {
         var spec = timespec()
         #if os(Linux)
             clock_gettime(CLOCK_BOOTTIME, &spec)
@@ -125,9 +121,8 @@ package struct SystemWallClock: WallClock {
         return TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9
     }
 
-    /// Sleeps on a dispatch timer that cancellation releases at once (``TimerSleep``).
-    @usableFromInline
-    package func sleep(for duration: TimeInterval) async throws {
+    /// Sleeps on a dispatch timer that cancellation releases at once.
+    public func sleep(for duration: TimeInterval) async throws {
         guard duration > 0 else { return try Task.checkCancellation() }
         try await TimerSleep.sleep(seconds: min(duration, 1e9))
     }

@@ -14,36 +14,36 @@ public import Foundation
 public struct RefreshPolicy: Sendable, Hashable {
     /// The least life a returned token has left. Default 300 s: the fleet service
     /// needs time to accept the request that carries it.
-    package var minimumRemainingLifetime: TimeInterval
+    public package(set) var minimumRemainingLifetime: TimeInterval
     /// How long before expiry a background refresh starts. Default 600 s.
-    package var refreshWindow: TimeInterval
+    public package(set) var refreshWindow: TimeInterval
     /// The longest lifetime (`exp − iat`) accepted. Default 3600 s: the fleet service
     /// rejects longer ones.
-    package var maximumLifetime: TimeInterval
+    public package(set) var maximumLifetime: TimeInterval
     /// The shortest lifetime accepted at all. Default 30 s.
-    package var minimumLifetime: TimeInterval
+    public package(set) var minimumLifetime: TimeInterval
     /// How far apart the body's expiry, the JWT's `exp` and `iat` may be before they
     /// count as disagreeing. Default 60 s.
-    package var expiryTolerance: TimeInterval
+    public package(set) var expiryTolerance: TimeInterval
     /// Whether the refresh window narrows to what the engine observes (default `true`);
     /// `false` refreshes at the full `refreshWindow`.
-    package var adaptsToTraffic: Bool
+    public package(set) var adaptsToTraffic: Bool
     /// How many times the slowest recent fetch an adaptive window leaves for the refresh.
     /// Default 3.
-    package var latencyMultiplier: Double
+    public package(set) var latencyMultiplier: Double
     /// The most random extra an adaptive window adds per token. Default 2 s.
-    package var refreshJitter: TimeInterval
+    public package(set) var refreshJitter: TimeInterval
     /// How long a token-backend outage, starting at any moment, is ridden out without a
     /// failed lookup. Default 300 s. Each extra minute costs tokens: see the table in
     /// the FleetAuthCore documentation ("Bad days"). Scaled down for short-lived tokens
     /// (at most a quarter of the lifetime).
-    package var outageTolerance: TimeInterval
+    public package(set) var outageTolerance: TimeInterval
     /// The least life a token served degraded (during an outage, below
     /// `minimumRemainingLifetime`) has left. Default 60 s.
-    package var outageFloor: TimeInterval
+    public package(set) var outageFloor: TimeInterval
     /// Whether a cached token is served below `minimumRemainingLifetime` while the
     /// backend fails for a transient reason (default `true`); `false` keeps the margin to the letter.
-    package var servesDuringOutages: Bool
+    public package(set) var servesDuringOutages: Bool
     /// Whether a token fetched off the refresh schedule (a cold start, a token that ran out,
     /// the end of an outage) has its first refresh moved to a random point between now and
     /// its normal refresh moment (default `true`), so that a fleet that starts together
@@ -55,7 +55,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// |---|---|---|---|
     /// | `true` | 1.15 | 2.1 | 26.9 |
     /// | `false` | 55 | 2.0 | 27 |
-    package var spreadsRefreshes: Bool
+    public package(set) var spreadsRefreshes: Bool
 
     /// Creates a policy; each argument sets the property of the same name. The defaults
     /// follow the token-provider contract and ride out a 5-minute token-backend outage.

@@ -9,19 +9,19 @@ public import Foundation
 /// callers that need the network get the same error without a new request.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per fetch, the first included. Default 4.
-    package var maximumAttempts: Int
+    public package(set) var maximumAttempts: Int
     /// The wait before the second attempt. Default 0.5 s.
-    package var initialBackoff: TimeInterval
+    public package(set) var initialBackoff: TimeInterval
     /// The factor between successive waits. Default 2.
-    package var multiplier: Double
+    public package(set) var multiplier: Double
     /// The longest wait between attempts. Default 8 s.
-    package var maximumBackoff: TimeInterval
+    public package(set) var maximumBackoff: TimeInterval
     /// The random spread around each wait, as a fraction (0.2 means ±20 %). Default 0.2.
-    package var jitter: Double
+    public package(set) var jitter: Double
     /// The most time one fetch may take, all attempts and waits included. Default 30 s.
-    package var deadline: TimeInterval
+    public package(set) var deadline: TimeInterval
     /// How long a scope keeps failing fast after a failed fetch. Default 5 s.
-    package var failureCooldown: TimeInterval
+    public package(set) var failureCooldown: TimeInterval
 
     /// Creates a policy; each argument sets the property of the same name.
     public init(

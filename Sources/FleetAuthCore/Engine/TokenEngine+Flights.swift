@@ -9,7 +9,7 @@ extension TokenEngine {
                 register(continuation, as: waiterID, for: scope)
             }
         } onCancel: {
-            let waiter = state.withLock { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
+            let waiter = withState { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
             if let waiter { resume(waiter, with: .failure(CancellationError())) }
         }
     }

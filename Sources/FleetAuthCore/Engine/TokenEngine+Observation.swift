@@ -16,6 +16,25 @@ extension TokenEngine {
         return stream
     }
 
+    /// How `scope`'s token stands now, as a token-state stream would say; counts nothing
+    /// and starts nothing.
+    package func tokenState(of scope: AuthorizationScope) -> TokenState {
+        let now = clock.uptime()
+        return state.withLock { $0.tokenState(of: scope, at: now) }
+    }
+
+    /// Returns once no caller waits for a fetch; see ``TokenProvider/waitUntilCallersAnswered()``.
+    package func waitUntilCallersAnswered() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let answered = state.withLock { state -> Bool in
+                if state.callersAnswered { return true }
+                state.answeredWaiters.append((continuation, clock.parkWork()))
+                return false
+            }
+            if answered { continuation.resume() }
+        }
+    }
+
     /// The cached token for `scope`, whatever its freshness; `nil` if none. Never fetches
     /// and never suspends.
     package func cachedToken(for scope: AuthorizationScope) -> AuthToken? {

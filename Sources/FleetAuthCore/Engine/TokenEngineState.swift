@@ -90,6 +90,8 @@ struct TokenEngineState {
     /// Fetch tasks started and not yet finished, and the callers of `waitUntilIdle()`.
     var runningTasks = 0
     var idleWaiters: [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)] = []
+    /// The callers of `waitUntilCallersAnswered()`.
+    var answeredWaiters: [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)] = []
     /// The last successful fetch durations, oldest first.
     private var durations: [TimeInterval] = []
     /// Whether a token-state stream is open, as read when the lock was taken.
@@ -140,6 +142,16 @@ struct TokenEngineState {
         flights[scope] = Flight(id: flightID, startedAt: now)
         fetches += 1
         return flightID
+    }
+
+    /// Whether no caller waits for a fetch (background refreshes may still run).
+    var callersAnswered: Bool { flights.values.allSatisfy { $0.waiters.isEmpty } }
+
+    /// The callers of `waitUntilCallersAnswered()` to wake, once no caller waits.
+    mutating func takeAnsweredWaiters() -> [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)] {
+        guard !answeredWaiters.isEmpty, callersAnswered else { return [] }
+        defer { answeredWaiters.removeAll() }
+        return answeredWaiters
     }
 
     /// Records a successful fetch's duration.

@@ -4,7 +4,8 @@ package import Foundation
 /// succeeded or failed, a token served from the cache (fresh, stale or degraded during an
 /// outage), an invalidation, an eviction.
 ///
-/// Filter by ``level``, log the ``description``, and count failures by ``error``'s code.
+/// Count by ``kind``, filter by ``level``, log the ``description``, and count failures by
+/// ``error``'s code.
 /// Events name the scope and a token's ``AuthToken/fingerprint``, never its value.
 /// Observers are called synchronously on the thread that caused the event, outside any
 /// lock: keep them short and non-blocking.

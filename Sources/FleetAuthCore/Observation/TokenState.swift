@@ -61,7 +61,8 @@ public struct TokenState: Sendable, CustomStringConvertible {
             && error?.status == other.error?.status
     }
 
-    /// `vehicle v-42 degraded tok_1a2b3c4d until 2026-11-23T18:00:00Z: tokenBackendUnavailable`.
+    /// `vehicle v-42 degraded tok_1a2b3c4d until 2026-11-23T18:00:00Z: unexpectedStatus HTTP 503`:
+    /// the scope, the phase, the token's fingerprint and expiry, and the error's cause.
     public var description: String {
         var text = "\(scope) \(phase)"
         if let tokenFingerprint { text += " \(tokenFingerprint)" }

@@ -154,10 +154,27 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// Counts of what the provider has done so far, and what it holds now.
     public var statistics: TokenStatistics { engine.statistics }
 
-    /// Returns once no fetch is in flight, background refreshes included: for tests,
-    /// simulations and orderly shutdown.
+    /// How the context's token stands now: the value ``tokenStates(for:)`` would deliver
+    /// next. Unlike a lookup it counts nothing, feeds nothing and starts no refresh, and it
+    /// reports a token below the minimum remaining lifetime (degraded or failed) too: for
+    /// tests and screens that look at a moment.
+    public func tokenState(for context: Context) -> TokenState {
+        engine.tokenState(of: context.scope)
+    }
+
+    /// Returns once no fetch is in flight, background refreshes and their retries included:
+    /// for orderly shutdown, and for tests that want every request made. During an outage
+    /// a refresh keeps retrying while its token is usable, so this may wait for minutes;
+    /// a simulation that wants its own lookups answered calls ``waitUntilCallersAnswered()``.
     public func waitUntilIdle() async {
         await engine.waitUntilIdle()
+    }
+
+    /// Returns once no caller waits for a fetch: every lookup has its token or its error.
+    /// Background refreshes (and their retries during an outage) may still run: use it
+    /// between the steps of a simulation; ``statistics``' `activeFetches` says what runs.
+    public func waitUntilCallersAnswered() async {
+        await engine.waitUntilCallersAnswered()
     }
 
     /// The token for `context`, or `missingContext` when there is none. Static, so the

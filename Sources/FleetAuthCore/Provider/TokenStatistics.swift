@@ -13,9 +13,9 @@ public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
     /// counted in ``hits``.
     public var degradedServes: Int
     /// Scopes with a cached token now.
-    package var cachedScopes: Int
+    public package(set) var cachedScopes: Int
     /// Fetches in flight now, background refreshes included.
-    package var activeFetches: Int
+    public package(set) var activeFetches: Int
 
     /// `fetches 3, hits 120, waits 2, degraded 0, cached 2, in flight 0`: the counts, the
     /// contexts with a cached token now and the fetches in flight now.

@@ -26,7 +26,7 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     }
 
     /// The value of the header named `name`, compared case-insensitively.
-    package func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         HeaderLookup.value(of: name, in: headers)
     }
 

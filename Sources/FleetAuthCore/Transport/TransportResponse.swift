@@ -20,7 +20,7 @@ public struct TransportResponse: Sendable, CustomStringConvertible {
     }
 
     /// The value of the header named `name`, compared case-insensitively.
-    package func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         HeaderLookup.value(of: name, in: headers)
     }
 

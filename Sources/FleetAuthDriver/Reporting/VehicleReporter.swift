@@ -7,7 +7,9 @@ import Foundation
 /// (for a delivery fleet, `PATCH …/deliveryVehicles/{vehicleID}?updateMask=lastLocation`)
 /// with `Authorization: Bearer <token>`. Updates are sent one at a time, in the order
 /// they were reported. A token the fleet service rejects (401/403) is invalidated and the
-/// update is sent once more with a fresh one; a token known to have expired is never sent.
+/// update is sent once more with a fresh one — except a 403 for a token minted within the
+/// last minute, which a new token would repeat (the error says so); a token known to have
+/// expired is never sent.
 ///
 /// <!-- snippet setup:
 /// import Foundation

@@ -179,7 +179,7 @@ public final class ManualWallClock: WallClock, SimulatedClock {
     /// however far one advance moves the clock. A timeout that passes while the clock's
     /// own wake-up has the operation running fires only if the operation next sleeps past
     /// it; one that passes while the operation waits on anything else fires at once.
-    package func withTimeout<Result: Sendable>(
+    public func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
         let id = state.withLock { state -> UInt64 in

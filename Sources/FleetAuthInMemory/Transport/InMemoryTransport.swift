@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// Requests are matched to routes (method and path) whose closures answer them; every
 /// request is recorded; latency is slept on the injected clock; faults can be injected
-/// per request. Unmatched requests get 404.
+/// for the next requests, or for one path over a span of time. Unmatched requests get 404.
 ///
 /// ```swift
 /// let clock = ManualWallClock()
@@ -55,10 +55,18 @@ public final class InMemoryTransport: HTTPTransport {
         }
     }
 
+    /// A fault for every request to a path prefix during a span of the clock's uptime.
+    private struct FaultWindow {
+        let fault: Fault
+        let pathPrefix: String
+        let span: Range<TimeInterval>
+    }
+
     private struct State {
         var routes: [Route] = []
         var requests: [TransportRequest] = []
         var scriptedFaults: [Fault] = []
+        var windows: [FaultWindow] = []
         var injector: FaultInjector?
         var latency: TimeInterval
     }
@@ -100,6 +108,25 @@ public final class InMemoryTransport: HTTPTransport {
         state.withLock { $0.scriptedFaults.append(contentsOf: faults) }
     }
 
+    /// `fault` for every request whose path starts with `pathPrefix`, sent from `start`
+    /// seconds after now for `duration` seconds of the clock's time: an outage of one
+    /// backend while the others answer. Faults queued by ``inject(_:)`` go first; of
+    /// overlapping windows, the one added last applies.
+    ///
+    /// ```swift
+    /// let transport = InMemoryTransport(clock: ManualWallClock())
+    /// // Every token request in the next 5 minutes answers 503; fleet calls go through.
+    /// transport.inject(.status(503), onPathsStartingWith: "/token", for: 300)
+    /// ```
+    public func inject(
+        _ fault: Fault, onPathsStartingWith pathPrefix: String, from start: TimeInterval = 0, for duration: TimeInterval
+    ) {
+        let begin = clock.uptime() + start
+        state.withLock {
+            $0.windows.append(FaultWindow(fault: fault, pathPrefix: pathPrefix, span: begin..<(begin + duration)))
+        }
+    }
+
     /// A rule choosing faults per request; `nil` removes it. Scripted faults go first.
     package func setFaultInjector(_ injector: FaultInjector?) {
         state.withLock { $0.injector = injector }
@@ -127,7 +154,12 @@ public final class InMemoryTransport: HTTPTransport {
         let (scripted, injector, index, latency, handler) = state.withLock { state in
             let index = state.requests.count
             state.requests.append(request)
-            let scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
+            var scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
+            if scripted == nil {
+                let now = clock.uptime()
+                scripted =
+                    state.windows.last { $0.span.contains(now) && request.url.path.hasPrefix($0.pathPrefix) }?.fault
+            }
             let route = state.routes.first { $0.matches(request) }
             return (scripted, state.injector, index, state.latency, route?.handler)
         }

@@ -12,7 +12,7 @@ struct SystemWallClockSleepTests {
 
     @Test func aSleepEndsWhenItsTimerFires() async throws {
         try await clock.sleep(for: 0.001)
-        let timedOut = try await clock.withTimeout(0.005) { try await SystemWallClock().sleep(for: 1e6) }
+        let timedOut: Void? = try await clock.withTimeout(0.005) { try await SystemWallClock().sleep(for: 1e6) }
         #expect(timedOut == nil)
     }
 

@@ -1,0 +1,76 @@
+extension TokenEvent {
+    /// What kind of thing happened, for counting events by kind in an app's metrics.
+    ///
+    /// A struct of static members rather than an enum, so that a later release can add
+    /// kinds without breaking an app's `switch`: compare with `==` or use it as a
+    /// dictionary key. Count by kind, never by parsing ``TokenEvent/description``: its
+    /// wording may change, a kind's ``name`` does not.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        /// The kind's name, as in `"fetchFailed"`; stable across releases.
+        public let name: String
+
+        /// The kind's name.
+        public var description: String { name }
+
+        package init(_ name: String) { self.name = name }
+
+        /// A lookup returned a fresh cached token.
+        public static let servedFresh = Kind("servedFresh")
+        /// A lookup returned a stale cached token while a refresh runs.
+        public static let servedStale = Kind("servedStale")
+        /// A lookup returned a token below the minimum remaining lifetime during an outage.
+        public static let servedDegraded = Kind("servedDegraded")
+        /// A lookup got the error of a fetch that failed moments ago, without a request.
+        public static let failureReplayed = Kind("failureReplayed")
+        /// A request to the token backend started (``TokenEvent/attempt`` says which).
+        public static let fetchStarted = Kind("fetchStarted")
+        /// A fetch delivered a token (``TokenEvent/expiresIn`` says for how long).
+        public static let fetchSucceeded = Kind("fetchSucceeded")
+        /// A request failed and another attempt follows.
+        public static let fetchRetried = Kind("fetchRetried")
+        /// A request failed and no attempt follows: the fetch failed.
+        public static let fetchFailed = Kind("fetchFailed")
+        /// A background refresh started for a stale token.
+        public static let refreshScheduled = Kind("refreshScheduled")
+        /// A token was invalidated, for example because the fleet service rejected it.
+        public static let invalidated = Kind("invalidated")
+        /// Every token and fetch was dropped (`invalidateAll()`, a sign-out).
+        public static let signedOut = Kind("signedOut")
+        /// The backend's clock disagreed with the device's beyond the expiry tolerance.
+        public static let clockDisagreement = Kind("clockDisagreement")
+        /// A full cache dropped the scope used least recently.
+        public static let evicted = Kind("evicted")
+    }
+
+    /// What kind of thing happened.
+    public var kind: Kind {
+        switch detail {
+        case .servedFresh: .servedFresh
+        case .servedStale: .servedStale
+        case .servedDegraded: .servedDegraded
+        case .failureReplayed: .failureReplayed
+        case .fetchStarted: .fetchStarted
+        case .fetchSucceeded: .fetchSucceeded
+        case .fetchFailed(_, _, _, let retryIn): retryIn == nil ? .fetchFailed : .fetchRetried
+        case .refreshScheduled: .refreshScheduled
+        case .invalidated: .invalidated
+        case .invalidatedAll: .signedOut
+        case .clockDisagreement: .clockDisagreement
+        case .evicted: .evicted
+        }
+    }
+
+    /// The attempt a `fetchStarted` event starts, counting from 1 (attempts of a scope
+    /// whose backend keeps failing count on from the fetch before); `nil` for other kinds.
+    public var attempt: Int? {
+        if case .fetchStarted(_, let attempt) = detail { return attempt }
+        return nil
+    }
+
+    /// The life a `fetchSucceeded` event's token had left when it arrived, in seconds;
+    /// `nil` for other kinds. The token itself is never in an event.
+    public var expiresIn: Double? {
+        if case .fetchSucceeded(_, _, _, let expiresIn) = detail { return expiresIn }
+        return nil
+    }
+}
