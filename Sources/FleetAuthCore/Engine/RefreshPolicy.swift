@@ -79,6 +79,7 @@ public struct RefreshPolicy: Sendable, Hashable {
         self.servesDuringOutages = servesDuringOutages
         self.spreadsRefreshes = spreadsRefreshes
     }
+
     /// The contract to the letter: a token is never handed out with less than
     /// `minimumRemainingLifetime` left, outage or not. Refreshing still starts early
     /// enough to retry through an outage of `outageTolerance` before that margin.

@@ -11,6 +11,7 @@ extension TokenEngine {
         } onCancel: {
             let waiter = withState { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
             if let waiter { resume(waiter, with: .failure(CancellationError())) }
+            wakeAnsweredCallers()
         }
     }
 
@@ -133,14 +134,13 @@ extension TokenEngine {
         var evicted: AuthorizationScope?
         typealias Outcome = (
             waiters: [TokenEngineState.Waiter], result: Result<AuthToken, FleetAuthError>,
-            idle: [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)]
+            idle: [TokenEngineState.ConditionWaiter]
         )
         let (waiters, result, idle) = withState { state -> Outcome in
             var result = fetched
             if case .success = result { state.recordFetch(duration: now - started) }
             state.runningTasks -= 1
-            let idle = state.runningTasks == 0 ? state.idleWaiters : []
-            if state.runningTasks == 0 { state.idleWaiters.removeAll() }
+            let idle = state.take(\.idleWaiters, when: state.isIdle)
             guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
             state.flights[scope] = nil
             if case .success(let token) = result,
@@ -177,10 +177,8 @@ extension TokenEngine {
         }
         if let evicted { emit(.evicted(evicted)) }
         for waiter in waiters { resume(waiter, with: result.mapError { $0 as any Error }) }
-        for waiter in idle {
-            clock.unparkWork(waiter.work)
-            waiter.continuation.resume()
-        }
+        wakeAnsweredCallers()
+        wake(idle)
     }
 
     /// Records a failed attempt of flight `flightID` and decides whether another follows at
@@ -239,6 +237,7 @@ extension TokenEngine {
             }
         }
         for waiter in outcome.failed { resume(waiter, with: .failure(outcome.failure)) }
+        wakeAnsweredCallers()
         return outcome.retries
     }
 }

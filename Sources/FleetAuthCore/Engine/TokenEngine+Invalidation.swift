@@ -42,6 +42,7 @@ extension TokenEngine {
             flight.task?.cancel()
             for waiter in flight.waiters.values { resume(waiter, with: .failure(signedOut)) }
         }
+        wakeAnsweredCallers()
         emit(.invalidatedAll)
     }
 }

@@ -25,13 +25,35 @@ extension TokenEngine {
 
     /// Returns once no caller waits for a fetch; see ``TokenProvider/waitUntilCallersAnswered()``.
     package func waitUntilCallersAnswered() async {
+        await wait(in: \.answeredWaiters) { $0.callersAnswered }
+    }
+
+    /// Wakes the callers of ``waitUntilCallersAnswered()`` if no caller waits any more: called
+    /// after waiters were answered, so that those callers run after them.
+    func wakeAnsweredCallers() {
+        wake(state.withLock { $0.take(\.answeredWaiters, when: $0.callersAnswered) })
+    }
+
+    /// Returns at once if `condition` holds, else parks the caller in `queue` until woken.
+    private func wait(
+        in queue: WritableKeyPath<TokenEngineState, [TokenEngineState.ConditionWaiter]>,
+        until condition: (TokenEngineState) -> Bool
+    ) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let answered = state.withLock { state -> Bool in
-                if state.callersAnswered { return true }
-                state.answeredWaiters.append((continuation, clock.parkWork()))
+            let holds = state.withLock { state -> Bool in
+                if condition(state) { return true }
+                state[keyPath: queue].append(.init(continuation: continuation, work: clock.parkWork()))
                 return false
             }
-            if answered { continuation.resume() }
+            if holds { continuation.resume() }
+        }
+    }
+
+    /// Resumes `waiters`, telling a simulated clock each runs again.
+    func wake(_ waiters: [TokenEngineState.ConditionWaiter]) {
+        for waiter in waiters {
+            clock.unparkWork(waiter.work)
+            waiter.continuation.resume()
         }
     }
 
@@ -53,14 +75,7 @@ extension TokenEngine {
     /// Returns once no fetch task is running, background refreshes included (a fetch
     /// cancelled by ``invalidateAll()`` counts until its task has ended).
     package func waitUntilIdle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state -> Bool in
-                if state.runningTasks == 0 { return true }
-                state.idleWaiters.append((continuation, clock.parkWork()))
-                return false
-            }
-            if idle { continuation.resume() }
-        }
+        await wait(in: \.idleWaiters) { $0.isIdle }
     }
 
     /// Fetches tokens for `scopes` that have none fresh, through the same single flight as

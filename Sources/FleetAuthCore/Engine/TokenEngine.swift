@@ -112,17 +112,13 @@ package final class TokenEngine: Sendable {
     /// changed, in the order they changed, once the lock is released.
     func withState<Result>(_ body: (inout TokenEngineState) -> Result) -> Result {
         let watched = states.isWatched
-        let (result, changes, answered) = state.withLock { state in
+        let (result, changes) = state.withLock { state in
             state.watched = watched
             let result = body(&state)
             defer { state.changes.removeAll() }
-            return (result, state.changes, state.takeAnsweredWaiters())
+            return (result, state.changes)
         }
         for change in changes { states.publish(change.state, sequence: change.sequence) }
-        for waiter in answered {
-            clock.unparkWork(waiter.work)
-            waiter.continuation.resume()
-        }
         return result
     }
 

@@ -87,11 +87,18 @@ struct TokenEngineState {
     var hits = 0
     var waits = 0
     var degraded = 0
+    /// A caller of `waitUntilIdle()` or `waitUntilCallersAnswered()`, with the simulated
+    /// clock's work unit it parked (if any).
+    struct ConditionWaiter {
+        let continuation: CheckedContinuation<Void, Never>
+        let work: UInt64?
+    }
+
     /// Fetch tasks started and not yet finished, and the callers of `waitUntilIdle()`.
     var runningTasks = 0
-    var idleWaiters: [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)] = []
+    var idleWaiters: [ConditionWaiter] = []
     /// The callers of `waitUntilCallersAnswered()`.
-    var answeredWaiters: [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)] = []
+    var answeredWaiters: [ConditionWaiter] = []
     /// The last successful fetch durations, oldest first.
     private var durations: [TimeInterval] = []
     /// Whether a token-state stream is open, as read when the lock was taken.
@@ -144,14 +151,19 @@ struct TokenEngineState {
         return flightID
     }
 
+    /// Whether no fetch task runs, background refreshes included.
+    var isIdle: Bool { runningTasks == 0 }
+
     /// Whether no caller waits for a fetch (background refreshes may still run).
     var callersAnswered: Bool { flights.values.allSatisfy { $0.waiters.isEmpty } }
 
-    /// The callers of `waitUntilCallersAnswered()` to wake, once no caller waits.
-    mutating func takeAnsweredWaiters() -> [(continuation: CheckedContinuation<Void, Never>, work: UInt64?)] {
-        guard !answeredWaiters.isEmpty, callersAnswered else { return [] }
-        defer { answeredWaiters.removeAll() }
-        return answeredWaiters
+    /// Empties `queue` if `condition` holds now: the waiters to wake.
+    mutating func take(_ queue: WritableKeyPath<Self, [ConditionWaiter]>, when condition: Bool)
+        -> [ConditionWaiter]
+    {
+        guard condition, !self[keyPath: queue].isEmpty else { return [] }
+        defer { self[keyPath: queue].removeAll() }
+        return self[keyPath: queue]
     }
 
     /// Records a successful fetch's duration.

@@ -154,14 +154,11 @@ public final class InMemoryTransport: HTTPTransport {
         let (scripted, injector, index, latency, handler) = state.withLock { state in
             let index = state.requests.count
             state.requests.append(request)
-            var scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
-            if scripted == nil {
-                let now = clock.uptime()
-                scripted =
-                    state.windows.last { $0.span.contains(now) && request.url.path.hasPrefix($0.pathPrefix) }?.fault
-            }
+            let scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
+            let now = clock.uptime()
+            let windowed = state.windows.last { $0.span.contains(now) && request.url.path.hasPrefix($0.pathPrefix) }
             let route = state.routes.first { $0.matches(request) }
-            return (scripted, state.injector, index, state.latency, route?.handler)
+            return (scripted ?? windowed?.fault, state.injector, index, state.latency, route?.handler)
         }
         // The app's injector runs outside the lock: it may read this transport.
         let fault = scripted ?? injector?(request, index)
