@@ -45,37 +45,6 @@ let package = Package(
             dependencies: ["fleetauth"]
         ),
 
-        .target(
-            name: "ExampleSupport",
-            dependencies: ["FleetAuthCore", "FleetAuthInMemory"],
-            path: "Examples/ExampleSupport"
-        ),
-        .executableTarget(
-            name: "DriverApp",
-            dependencies: ["ExampleSupport", "FleetAuthDriver", "FleetAuthURLSession", "FleetAuthInMemory"],
-            path: "Examples/DriverApp"
-        ),
-        .executableTarget(
-            name: "ConsumerApp",
-            dependencies: ["ExampleSupport", "FleetAuthConsumer", "FleetAuthURLSession", "FleetAuthInMemory"],
-            path: "Examples/ConsumerApp"
-        ),
-        .executableTarget(
-            name: "SeedPort",
-            dependencies: ["FleetAuthDriver"],
-            path: "Examples/SeedPort"
-        ),
-        .executableTarget(
-            name: "PlatformAdapter",
-            dependencies: ["ExampleSupport", "FleetAuthDriver", "FleetAuthURLSession", "FleetAuthInMemory"],
-            path: "Examples/PlatformAdapter"
-        ),
-        .executableTarget(
-            name: "CustomTransport",
-            dependencies: ["FleetAuthDriver", "FleetAuthInMemory", "FleetAuthTransportTesting"],
-            path: "Examples/CustomTransport"
-        ),
-
         // Helpers shared by the test targets (not a product).
         .target(
             name: "FleetAuthTestSupport",
@@ -113,12 +82,6 @@ let package = Package(
         .testTarget(
             name: "FleetAuthToolTests",
             dependencies: ["FleetAuthTool", "FleetAuthURLSession", "FleetAuthInMemory", "FleetAuthTestSupport"]
-        ),
-        .testTarget(
-            name: "ExamplesTests",
-            dependencies: [
-                "DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "PlatformAdapter", "FleetAuthTestSupport",
-            ]
         ),
     ]
 )

@@ -1,8 +1,8 @@
 // ConsumerApp: a rider app following several trips at once, each with its own token.
 //
-//   swift run ConsumerApp                   # embedded: in-memory backend and fleet service,
-//                                           # one simulated hour in a second or two
-//   swift run ConsumerApp --token-url 'https://api.example.com/token/consumer/{tripId}' \
+//   swift run --package-path Examples ConsumerApp   # embedded: in-memory backend and fleet service,
+//                                                   # one simulated hour in a second or two
+//   swift run --package-path Examples ConsumerApp --token-url 'https://api.example.com/token/consumer/{tripId}' \
 //       --fleet-url https://fleet.example.com --provider-id my-project --trip-ids t-1,t-2
 //
 // Copy `TripSimulation.swift` for the wiring (it reads top to bottom on FleetAuth alone);

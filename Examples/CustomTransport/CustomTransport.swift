@@ -1,6 +1,6 @@
 // CustomTransport: extending FleetAuth with a transport of your own.
 //
-//   swift run CustomTransport          # takes no options but --help
+//   swift run --package-path Examples CustomTransport   # takes no options but --help
 //
 // `AppHeaderTransport` wraps any other transport: it adds the app's version header to
 // every request and logs each request and response without secrets (no header values,

@@ -1,8 +1,8 @@
 // DriverApp: a driver app reporting its vehicle's location with FleetAuth tokens.
 //
-//   swift run DriverApp                     # embedded: in-memory backend and fleet service,
-//                                           # 4 simulated hours in a few seconds
-//   swift run DriverApp --token-url 'https://api.example.com/token/driver/{vehicleId}' \
+//   swift run --package-path Examples DriverApp   # embedded: in-memory backend and fleet service,
+//                                                 # 4 simulated hours in a few seconds
+//   swift run --package-path Examples DriverApp --token-url 'https://api.example.com/token/driver/{vehicleId}' \
 //       --format jwt-expiration-timestamp --header 'Authorization: Bearer <app credential>' \
 //       --fleet-url https://fleet.example.com --provider-id my-project --vehicle-id v-42
 //
@@ -36,7 +36,7 @@ struct DriverApp {
     /// The `--fleet` flavor (default on-demand).
     static func fleet(_ arguments: CommandLineOptions) throws -> FleetFlavor {
         guard let name = arguments.value("fleet") else { return .onDemand }
-        guard let fleet = FleetFlavor(named: name) else {
+        guard let fleet = [FleetFlavor.onDemand, .delivery].first(where: { "\($0)" == name }) else {
             throw CommandLineOptions.UsageError(message: "--fleet takes on-demand or delivery, not \(name)")
         }
         return fleet

@@ -72,9 +72,11 @@ public struct CommandLineOptions {
 
     /// The token rules for `fleet`, with `--audience AUD|none` (default: the fleet service's).
     public func rules(fleet: FleetFlavor = .onDemand) -> TokenRules {
-        var rules = TokenRules(fleet: fleet)
-        if let audience = value("audience") { rules.expectedAudience = audience == "none" ? nil : audience }
-        return rules
+        switch value("audience") {
+        case nil: TokenRules(fleet: fleet)
+        case "none": TokenRules(expectedAudience: nil, fleet: fleet)
+        case let audience: TokenRules(expectedAudience: audience, fleet: fleet)
+        }
     }
 
     /// The level named by `--log-level` (default `info`): the token events written to
@@ -88,8 +90,16 @@ public struct CommandLineOptions {
         return level
     }
 
-    /// The short names of the response-format presets.
-    public static let formatNames = TokenResponseFormat.presetNames.map(\.name).joined(separator: ", ")
+    /// The response formats `--format` names.
+    public static let formats: KeyValuePairs<String, TokenResponseFormat> = [
+        "token-only": .tokenOnly, "swift-sample": .swiftSample(), "objc-sample": .objectiveCSample(),
+        "jwt-expiration-timestamp": .jwtWithExpirationTimestamp,
+        "expiration-timestamp-ms": .tokenWithExpirationTimestampMilliseconds,
+        "expires-in-seconds": .tokenWithExpiresInSeconds, "plain": .plainText,
+    ]
+
+    /// The names `--format` takes.
+    public static let formatNames = formats.map(\.key).joined(separator: ", ")
 
     /// The preset named by `--format`, or `tokenOnly`.
     public func format() throws -> TokenResponseFormat {
@@ -99,7 +109,7 @@ public struct CommandLineOptions {
 
     /// The preset named `name`.
     public static func format(named name: String) throws -> TokenResponseFormat {
-        guard let format = TokenResponseFormat.preset(named: name) else {
+        guard let format = formats.first(where: { $0.key == name })?.value else {
             throw UsageError(message: "unknown format \(name); use one of \(formatNames)")
         }
         return format

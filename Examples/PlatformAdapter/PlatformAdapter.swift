@@ -2,8 +2,8 @@
 // lines of adapter an app writes (`PlatformTokenAdapter.swift`), against a stand-in of the
 // SDK's protocol (`PlatformSDK.swift`).
 //
-//   swift run PlatformAdapter                   # embedded in-memory token backend
-//   swift run PlatformAdapter --token-url 'https://api.example.com/token/driver/{vehicleId}' \
+//   swift run --package-path Examples PlatformAdapter   # embedded in-memory token backend
+//   swift run --package-path Examples PlatformAdapter --token-url 'https://api.example.com/token/driver/{vehicleId}' \
 //       --format jwt-expiration-timestamp --vehicle-id v-42
 //
 // It asks for tokens as the SDK does (a vehicle, the same vehicle again, a delivery task, and

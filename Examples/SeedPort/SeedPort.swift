@@ -3,7 +3,7 @@
 // copied: `DriverTokenProvider` does this job with validation, single flight, refresh ahead
 // of expiry, retries and typed errors.
 //
-//   swift run SeedPort --token-url http://127.0.0.1:PORT/token/swift-sample --vehicle-id v-42
+//   swift run --package-path Examples SeedPort --token-url http://127.0.0.1:PORT/token/swift-sample --vehicle-id v-42
 //
 // The port: 1. rename GMTDAuthorization → DriverAuthorization, GMTDAuthorizationContext →
 // DriverAuthorizationContext, GMTDAuthTokenFetchCompletionHandler →

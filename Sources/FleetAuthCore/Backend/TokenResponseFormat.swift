@@ -113,24 +113,4 @@ public struct TokenResponseFormat: Sendable, Hashable {
     public static let tokenWithExpiresInSeconds = json(
         tokenKey: "token", expiry: ExpiryField(key: "expiresInSeconds", unit: .secondsFromNow),
         name: "{token, expiresInSeconds in s from now}")
-
-    /// Every ready-made shape, for tools that try them in turn.
-    package static let presets: [TokenResponseFormat] = [
-        .tokenOnly, .swiftSample(), .objectiveCSample(), .jwtWithExpirationTimestamp,
-        .tokenWithExpirationTimestampMilliseconds, .tokenWithExpiresInSeconds, .plainText,
-    ]
-
-    /// Short names for the presets, as command lines and configuration files spell them.
-    package static let presetNames: [(name: String, format: TokenResponseFormat)] = [
-        ("token-only", .tokenOnly), ("swift-sample", .swiftSample()), ("objc-sample", .objectiveCSample()),
-        ("jwt-expiration-timestamp", .jwtWithExpirationTimestamp),
-        ("expiration-timestamp-ms", .tokenWithExpirationTimestampMilliseconds),
-        ("expires-in-seconds", .tokenWithExpiresInSeconds), ("plain", .plainText),
-    ]
-
-    /// The preset with the short name `name` (see ``presetNames``), or `nil`.
-    package static func preset(named name: String) -> TokenResponseFormat? {
-        presetNames.first { $0.name == name }?.format
-    }
-
 }

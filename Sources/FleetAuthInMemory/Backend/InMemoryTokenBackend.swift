@@ -86,8 +86,9 @@ public final class InMemoryTokenBackend: Sendable {
     /// How many tokens the backend has minted.
     public var mintedCount: Int { state.withLock { $0.minted } }
 
-    /// Every token value minted so far: the secrets a leak test must never find in output.
-    package var issuedTokens: [String] { state.withLock { $0.issued } }
+    /// Every token minted so far, oldest first: what a test compares with the token on the
+    /// wire, and the secrets a leak test must never find in output.
+    public var issuedTokens: [String] { state.withLock { $0.issued } }
 
     /// Answers a token request: 400 if it names no vehicle, trip, tracking ID or task, else
     /// 200 with a token in the configured format.

@@ -14,9 +14,15 @@ struct TokenResponseParserTests {
         try TokenResponseParser(format: format).token(from: response, for: scope, receivedAt: receivedAt ?? now)
     }
 
+    /// Every ready-made shape.
+    static let presets: [TokenResponseFormat] = [
+        .tokenOnly, .swiftSample(), .objectiveCSample(), .jwtWithExpirationTimestamp,
+        .tokenWithExpirationTimestampMilliseconds, .tokenWithExpiresInSeconds, .plainText,
+    ]
+
     /// Every preset, answered by the in-memory backend in its own shape, parses to a token
     /// that expires when the JWT says.
-    @Test(arguments: TokenResponseFormat.presets)
+    @Test(arguments: presets)
     func presetsParseTheirShape(format: TokenResponseFormat) async throws {
         let clock = ManualWallClock(now: now)
         let backend = InMemoryTokenBackend(clock: clock, configuration: .init(lifetime: 1800, format: format))

@@ -11,7 +11,10 @@ import Foundation
 public func fuzzTokenResponse(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Data(bytes: start, count: count)
     guard bytes.count >= 2 else { return 0 }
-    let presets = TokenResponseFormat.presets
+    let presets: [TokenResponseFormat] = [
+        .tokenOnly, .swiftSample(), .objectiveCSample(), .jwtWithExpirationTimestamp,
+        .tokenWithExpirationTimestampMilliseconds, .tokenWithExpiresInSeconds, .plainText,
+    ]
     let format = presets[Int(bytes[0]) % presets.count]
     let status = [200, 200, 200, 201, 302, 401, 429, 503][Int(bytes[1]) % 8]
     let rest = bytes.dropFirst(2)

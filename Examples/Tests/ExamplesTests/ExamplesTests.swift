@@ -1,7 +1,6 @@
 import ExampleSupport
 import FleetAuthCore
 import FleetAuthDriver
-import FleetAuthTestSupport
 import Foundation
 import Testing
 
@@ -24,7 +23,7 @@ struct ExamplesTests {
     }
 
     @Test func readmeQuotesTheDriverAppReportAsItIs() async throws {
-        let sample = try #require(ReadmeSample(startingWith: "DriverApp report"))
+        let sample = try #require(ReadmeQuote(startingWith: "DriverApp report"))
         var options = DriverSimulation.Options()
         options.hours = 0.5
         let report = try await DriverSimulation.run(options)
@@ -96,7 +95,8 @@ struct ExamplesTests {
         #expect(try CommandLineOptions.format(named: "expires-in-seconds") == .tokenWithExpiresInSeconds)
         #expect(options.rules() == TokenRules())
         #expect(
-            try CommandLineOptions(["--audience", "none"], valueNames: ["audience"]).rules().expectedAudience == nil)
+            try CommandLineOptions(["--audience", "none"], valueNames: ["audience"]).rules()
+                == TokenRules(expectedAudience: nil))
     }
 
     @Test(arguments: [

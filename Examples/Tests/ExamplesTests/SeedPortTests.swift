@@ -1,5 +1,4 @@
 import FleetAuthDriver
-import FleetAuthTestSupport
 import Foundation
 import Testing
 
@@ -10,8 +9,8 @@ import Testing
 @Suite("The seed's provider, ported")
 struct SeedPortTests {
     @Test func thePortFetchesAndCachesOverHTTP() async throws {
-        let server = try LoopbackServer.running()
-        let url = try #require(URL(string: server.url("/token/swift-sample?vehicleId=v-1")))
+        let server = try LoopbackFixture.shared.get()
+        let url = try #require(URL(string: server.baseURL + "/token/swift-sample?vehicleId=v-1"))
         let provider = SampleAccessTokenProvider(providerURL: url)
         let context = DriverAuthorizationContext(vehicleID: "v-1")
         let first = try await provider.fetchToken(with: context)
