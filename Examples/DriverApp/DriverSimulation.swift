@@ -52,7 +52,7 @@ enum DriverSimulation {
         let transport = InMemoryTransport(clock: clock, latency: options.networkLatency)
         let backend = InMemoryTokenBackend(
             clock: clock,
-            configuration: .init(lifetime: options.tokenLifetime, vehicleClaimKey: options.fleet.vehicleClaimKey))
+            configuration: .init(lifetime: options.tokenLifetime, fleet: options.fleet))
         let fleet = InMemoryFleetService(clock: clock)
         transport.mount(backend, at: "/driver-token")
         transport.mount(fleet)

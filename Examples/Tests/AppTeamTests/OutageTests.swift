@@ -23,9 +23,9 @@ struct OutageFromOutsideTests {
         let counter = KindCounter()
         let vehicle = DriverAuthorizationContext(vehicleID: "v-42")
 
-        init() throws {
+        init(backend: InMemoryTokenBackend.Configuration = .init()) throws {
             transport = InMemoryTransport(clock: clock, latency: 0.2)
-            transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+            transport.mount(InMemoryTokenBackend(clock: clock, configuration: backend), at: "/token")
             let counter = self.counter
             // The refresh at its scheduled moment, so that the outage below meets it.
             provider = try DriverTokenProvider(
@@ -62,8 +62,26 @@ struct OutageFromOutsideTests {
         #expect(fleet.counter[.fetchSucceeded] == 2)  // the first token, and one after the outage
         #expect(
             fleet.counter[.fetchStarted] == fleet.counter[.fetchSucceeded] + fleet.counter[.fetchRetried]
-                + fleet.counter[.fetchFailed])
+                + fleet.counter[.fetchFailed] + fleet.counter[.rejected])
+        #expect(fleet.counter[.rejected] == 0)
         #expect(fleet.provider.statistics.activeFetches == 0)
+    }
+
+    @Test func aTokenForAnotherAudienceCountsAsRejectedNotAsAnOutage() async throws {
+        let fleet = try Fleet(backend: .init(audience: "https://another-service.example/"))
+        let result = await fleet.clock.runToCompletion { [provider = fleet.provider, vehicle = fleet.vehicle] in
+            try await provider.token(for: vehicle)
+        }
+        guard case .failure(let error as FleetAuthError) = result else {
+            Issue.record("expected the token to be refused, got \(result)")
+            return
+        }
+        #expect(error.code == .tokenMismatch)
+        #expect(fleet.counter[.rejected] == 1)
+        #expect(fleet.counter[.fetchFailed] == 0 && fleet.counter[.fetchRetried] == 0)
+        #expect(fleet.counter[.fetchStarted] == 1)
+        // No token in the events' text either.
+        #expect(fleet.provider.tokenState(for: fleet.vehicle).phase == .failed)
     }
 
     @Test func readingTheStateAtAMomentChangesNothing() async throws {

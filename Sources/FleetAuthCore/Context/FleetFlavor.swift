@@ -20,7 +20,7 @@ public struct FleetFlavor: Hashable, Sendable, CustomStringConvertible {
     private init(value: Value) { self.value = value }
 
     /// The `authorization` claim key that names this flavor's vehicles.
-    public var vehicleClaimKey: String { value == .delivery ? "deliveryvehicleid" : "vehicleid" }
+    package var vehicleClaimKey: String { value == .delivery ? "deliveryvehicleid" : "vehicleid" }
 
     /// The other flavor.
     package var other: FleetFlavor { value == .delivery ? .onDemand : .delivery }

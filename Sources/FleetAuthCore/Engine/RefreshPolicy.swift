@@ -19,20 +19,20 @@ public struct RefreshPolicy: Sendable, Hashable {
     public package(set) var refreshWindow: TimeInterval
     /// The longest lifetime (`exp − iat`) accepted. Default 3600 s: the fleet service
     /// rejects longer ones.
-    public package(set) var maximumLifetime: TimeInterval
+    package var maximumLifetime: TimeInterval
     /// The shortest lifetime accepted at all. Default 30 s.
-    public package(set) var minimumLifetime: TimeInterval
+    package var minimumLifetime: TimeInterval
     /// How far apart the body's expiry, the JWT's `exp` and `iat` may be before they
     /// count as disagreeing. Default 60 s.
-    public package(set) var expiryTolerance: TimeInterval
+    package var expiryTolerance: TimeInterval
     /// Whether the refresh window narrows to what the engine observes (default `true`);
     /// `false` refreshes at the full `refreshWindow`.
-    public package(set) var adaptsToTraffic: Bool
+    package var adaptsToTraffic: Bool
     /// How many times the slowest recent fetch an adaptive window leaves for the refresh.
     /// Default 3.
-    public package(set) var latencyMultiplier: Double
+    package var latencyMultiplier: Double
     /// The most random extra an adaptive window adds per token. Default 2 s.
-    public package(set) var refreshJitter: TimeInterval
+    package var refreshJitter: TimeInterval
     /// How long a token-backend outage, starting at any moment, is ridden out without a
     /// failed lookup. Default 300 s. Each extra minute costs tokens: see the table in
     /// the FleetAuthCore documentation ("Bad days"). Scaled down for short-lived tokens
@@ -42,23 +42,45 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// `minimumRemainingLifetime`) has left. Default 60 s.
     public package(set) var outageFloor: TimeInterval
     /// Whether a cached token is served below `minimumRemainingLifetime` while the
-    /// backend fails for a transient reason (default `true`); `false` keeps the margin to the letter.
-    public package(set) var servesDuringOutages: Bool
-    /// Whether a token fetched off the refresh schedule (a cold start, a token that ran out,
-    /// the end of an outage) has its first refresh moved to a random point between now and
-    /// its normal refresh moment (default `true`), so that a fleet that starts together
-    /// refreshes spread out; later refreshes keep that phase. A refresh only moves earlier,
-    /// so `outageTolerance` holds. Measured (10,000 vehicles starting within one minute,
-    /// 1-hour tokens, hours 2 to 6):
-    ///
-    /// | `spreadsRefreshes` | busiest minute / mean | requests per vehicle, first hour | per vehicle-day |
-    /// |---|---|---|---|
-    /// | `true` | 1.15 | 2.1 | 26.9 |
-    /// | `false` | 55 | 2.0 | 27 |
-    public package(set) var spreadsRefreshes: Bool
+    /// backend fails for a transient reason.
+    package var servesDuringOutages: Bool
+    /// Whether a token fetched off the refresh schedule has its first refresh moved to a
+    /// random point before its normal moment.
+    package var spreadsRefreshes: Bool
 
     /// Creates a policy; each argument sets the property of the same name. The defaults
     /// follow the token-provider contract and ride out a 5-minute token-backend outage.
+    ///
+    /// The margins, windows and tolerances can be read back; the lifetime bounds, switches and
+    /// tuning are set here only.
+    /// - Parameters:
+    ///   - minimumRemainingLifetime: See ``minimumRemainingLifetime``.
+    ///   - refreshWindow: See ``refreshWindow``.
+    ///   - maximumLifetime: The longest lifetime (`exp − iat`) accepted. Default 3600 s: the
+    ///     fleet service rejects longer ones.
+    ///   - minimumLifetime: The shortest lifetime accepted at all. Default 30 s.
+    ///   - expiryTolerance: How far apart the body's expiry, the JWT's `exp` and `iat` may be
+    ///     before they count as disagreeing. Default 60 s.
+    ///   - adaptsToTraffic: Whether the refresh window narrows to what the engine observes;
+    ///     `false` refreshes at the full `refreshWindow`.
+    ///   - latencyMultiplier: How many times the slowest recent fetch an adaptive window leaves.
+    ///   - refreshJitter: The most random extra an adaptive window adds per token.
+    ///   - outageTolerance: See ``outageTolerance``.
+    ///   - outageFloor: See ``outageFloor``.
+    ///   - servesDuringOutages: Whether a cached token is served below `minimumRemainingLifetime`
+    ///     while the backend fails for a transient reason (default `true`); `false` keeps the
+    ///     margin to the letter.
+    ///   - spreadsRefreshes: Whether a token fetched off the refresh schedule (a cold start, a
+    ///     token that ran out, the end of an outage) has its first refresh moved to a random point
+    ///     between now and its normal refresh moment (default `true`), so that a fleet that starts
+    ///     together refreshes spread out; later refreshes keep that phase. A refresh only moves
+    ///     earlier, so `outageTolerance` holds. Measured (10,000 vehicles starting within one
+    ///     minute, 1-hour tokens, hours 2 to 6):
+    ///
+    ///     | `spreadsRefreshes` | busiest minute / mean | requests per vehicle, first hour | per vehicle-day |
+    ///     |---|---|---|---|
+    ///     | `true` | 1.15 | 2.1 | 26.9 |
+    ///     | `false` | 55 | 2.0 | 27 |
     public init(
         minimumRemainingLifetime: TimeInterval = 300, refreshWindow: TimeInterval = 600,
         maximumLifetime: TimeInterval = 3600, minimumLifetime: TimeInterval = 30, expiryTolerance: TimeInterval = 60,

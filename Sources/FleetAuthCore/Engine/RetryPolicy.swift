@@ -13,17 +13,28 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The wait before the second attempt. Default 0.5 s.
     public package(set) var initialBackoff: TimeInterval
     /// The factor between successive waits. Default 2.
-    public package(set) var multiplier: Double
+    package var multiplier: Double
     /// The longest wait between attempts. Default 8 s.
     public package(set) var maximumBackoff: TimeInterval
     /// The random spread around each wait, as a fraction (0.2 means ±20 %). Default 0.2.
-    public package(set) var jitter: Double
+    package var jitter: Double
     /// The most time one fetch may take, all attempts and waits included. Default 30 s.
     public package(set) var deadline: TimeInterval
     /// How long a scope keeps failing fast after a failed fetch. Default 5 s.
     public package(set) var failureCooldown: TimeInterval
 
     /// Creates a policy; each argument sets the property of the same name.
+    ///
+    /// The tuning settings are set here only; the others can be read back.
+    /// - Parameters:
+    ///   - maximumAttempts: See ``maximumAttempts``.
+    ///   - initialBackoff: See ``initialBackoff``.
+    ///   - multiplier: The factor between successive waits.
+    ///   - maximumBackoff: See ``maximumBackoff``.
+    ///   - jitter: The random spread around each wait, as a fraction (0.2 means ±20 %); 0
+    ///     makes the waits exact, for tests that assert them.
+    ///   - deadline: See ``deadline``.
+    ///   - failureCooldown: See ``failureCooldown``.
     public init(
         maximumAttempts: Int = 4, initialBackoff: TimeInterval = 0.5, multiplier: Double = 2,
         maximumBackoff: TimeInterval = 8, jitter: Double = 0.2, deadline: TimeInterval = 30,

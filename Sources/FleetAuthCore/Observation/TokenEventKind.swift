@@ -4,12 +4,12 @@ extension TokenEvent {
     /// A struct of static members rather than an enum, so that a later release can add
     /// kinds without breaking an app's `switch`: compare with `==` or use it as a
     /// dictionary key. Count by kind, never by parsing ``TokenEvent/description``: its
-    /// wording may change, a kind's ``name`` does not.
+    /// wording may change, a kind's name (its `description`) does not.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        /// The kind's name, as in `"fetchFailed"`; stable across releases.
-        public let name: String
+        /// The kind's name, as in `"fetchFailed"`.
+        package let name: String
 
-        /// The kind's name.
+        /// The kind's name, as in `"fetchFailed"`; stable across releases.
         public var description: String { name }
 
         package init(_ name: String) { self.name = name }
@@ -28,8 +28,13 @@ extension TokenEvent {
         public static let fetchSucceeded = Kind("fetchSucceeded")
         /// A request failed and another attempt follows.
         public static let fetchRetried = Kind("fetchRetried")
-        /// A request failed and no attempt follows: the fetch failed.
+        /// A request failed and no attempt follows: the fetch failed (unless ``rejected``).
         public static let fetchFailed = Kind("fetchFailed")
+        /// The backend answered, but the SDK refused its token and the fetch failed: a
+        /// malformed answer, or a token for another vehicle, trip, audience or fleet, one
+        /// that had expired, or one the fleet service had just refused. A backend to fix,
+        /// not an outage to ride out.
+        public static let rejected = Kind("rejected")
         /// A background refresh started for a stale token.
         public static let refreshScheduled = Kind("refreshScheduled")
         /// A token was invalidated, for example because the fleet service rejected it.
@@ -51,7 +56,14 @@ extension TokenEvent {
         case .failureReplayed: .failureReplayed
         case .fetchStarted: .fetchStarted
         case .fetchSucceeded: .fetchSucceeded
-        case .fetchFailed(_, _, _, let retryIn): retryIn == nil ? .fetchFailed : .fetchRetried
+        case .fetchFailed(_, let error, _, let retryIn):
+            if retryIn != nil {
+                .fetchRetried
+            } else if [.malformedResponse, .tokenMismatch, .tokenExpired].contains(error.code) {
+                .rejected
+            } else {
+                .fetchFailed
+            }
         case .refreshScheduled: .refreshScheduled
         case .invalidated: .invalidated
         case .invalidatedAll: .signedOut

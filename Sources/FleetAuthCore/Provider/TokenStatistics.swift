@@ -13,7 +13,7 @@ public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
     /// counted in ``hits``.
     public var degradedServes: Int
     /// Scopes with a cached token now.
-    public package(set) var cachedScopes: Int
+    package var cachedScopes: Int
     /// Fetches in flight now, background refreshes included.
     public package(set) var activeFetches: Int
 

@@ -61,7 +61,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     package var expiresAtUptime: TimeInterval? { storage.expiresAtUptime }
 
     /// Creates a token record, for an app's own provider or a test double to return.
-    public init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date) {
+    package init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date) {
         self.init(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt,
             lifetime: expiresAt.timeIntervalSince(receivedAt))

@@ -9,9 +9,10 @@ public struct TransportResponse: Sendable, CustomStringConvertible {
     /// The body. It may hold a token: never log it.
     public var body: Data
     /// The URL that answered, if the transport knows it (after any redirect).
-    public var url: URL?
+    package var url: URL?
 
-    /// Creates a response.
+    /// Creates a response; `url` is the URL that answered, if the transport knows it (after
+    /// any redirect).
     public init(status: Int, headers: [String: String] = [:], body: Data = Data(), url: URL? = nil) {
         self.status = status
         self.headers = headers

@@ -24,9 +24,9 @@ public final class InMemoryTokenBackend: Sendable {
         package var keyID: String
         /// Mint `"*"` instead of the requested ID.
         package var mintsWildcard: Bool
-        /// The claim key that names a vehicle: `vehicleid` (on-demand, the default) or
-        /// `deliveryvehicleid` (delivery fleets).
-        package var vehicleClaimKey: String
+        /// The fleet whose claim key names a vehicle: `vehicleid` (on-demand, the default) or
+        /// `deliveryvehicleid` (delivery).
+        package var fleet: FleetFlavor
         /// Whether answers carry a `Date` header.
         package var sendsDateHeader: Bool
         /// Edits each token's payload before it is encoded: add, change or remove claims to
@@ -44,18 +44,18 @@ public final class InMemoryTokenBackend: Sendable {
         ///   - keyID: `kid` in the header.
         ///   - mintsWildcard: Mint `"*"` instead of the requested ID.
         ///   - sendsDateHeader: Whether answers carry a `Date` header.
-        ///   - vehicleClaimKey: The claim key that names a vehicle: `vehicleid` (on-demand, the default) or
-        ///     `deliveryvehicleid` (delivery fleets).
+        ///   - fleet: The fleet whose claim key names a vehicle: `vehicleid` (on-demand, the default) or
+        ///     `deliveryvehicleid` (delivery).
         ///   - editPayload: Edits each token's payload before it is encoded: add, change or remove claims to mint
         ///     the odd tokens real backends send. `nil` leaves the payload as minted.
         public init(
             lifetime: TimeInterval = 3600, format: TokenResponseFormat = .tokenOnly, clockOffset: TimeInterval = 0,
             serviceAccount: String = "fleet-token-minter@example-project.iam.gserviceaccount.com",
             audience: String = TokenRules.fleetServiceAudience, keyID: String = "in-memory-key-1",
-            mintsWildcard: Bool = false, sendsDateHeader: Bool = true, vehicleClaimKey: String = "vehicleid",
+            mintsWildcard: Bool = false, sendsDateHeader: Bool = true, fleet: FleetFlavor = .onDemand,
             editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)? = nil
         ) {
-            self.vehicleClaimKey = vehicleClaimKey
+            self.fleet = fleet
             self.lifetime = lifetime
             self.format = format
             self.clockOffset = clockOffset
@@ -133,7 +133,7 @@ public final class InMemoryTokenBackend: Sendable {
         for scope: AuthorizationScope, issuedAt: Date, configuration: Configuration, serial: Int
     ) -> String {
         let id = configuration.mintsWildcard ? JWTClaims.wildcard : scope.id
-        let key = scope.kind == .vehicle ? configuration.vehicleClaimKey : scope.kind.claimKeys[0]
+        let key = scope.kind == .vehicle ? configuration.fleet.vehicleClaimKey : scope.kind.claimKeys[0]
         var authorization: [String: Any] = [key: id]
         if let taskID = scope.taskID { authorization["taskid"] = taskID }
         var payload: [String: Any] = [

@@ -324,15 +324,15 @@ struct HonestRejectionTests {
 
 @Suite("Vehicle reporter: delivery fleets")
 struct DeliveryReporterTests {
-    /// A reporter for `fleet`, with tokens minted under `claimKey`.
-    func report(fleet: FleetFlavor, claimKey: String, providerFleet: FleetFlavor? = nil) async throws
+    /// A reporter for `fleet`, with tokens minted for `tokenFleet`.
+    func report(fleet: FleetFlavor, tokenFleet: FleetFlavor, providerFleet: FleetFlavor? = nil) async throws
         -> (Result<VehicleReporter.Receipt, FleetServiceError>, InMemoryTransport, InMemoryFleetService)
     {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock)
         let fleetService = InMemoryFleetService(clock: clock)
         transport.mount(
-            InMemoryTokenBackend(clock: clock, configuration: .init(vehicleClaimKey: claimKey)), at: "/token")
+            InMemoryTokenBackend(clock: clock, configuration: .init(fleet: tokenFleet)), at: "/token")
         transport.mount(fleetService)
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
@@ -351,7 +351,7 @@ struct DeliveryReporterTests {
     }
 
     @Test func aDeliveryVehicleIsPatchedWithADeliveryVehicleToken() async throws {
-        let (result, transport, fleet) = try await report(fleet: .delivery, claimKey: "deliveryvehicleid")
+        let (result, transport, fleet) = try await report(fleet: .delivery, tokenFleet: .delivery)
         #expect(try result.get().status == 200)
         let update = try #require(transport.requests.last)
         #expect(update.method == "PATCH")
@@ -362,12 +362,12 @@ struct DeliveryReporterTests {
     }
 
     @Test(arguments: [
-        (FleetFlavor.delivery, "vehicleid"), (FleetFlavor.onDemand, "deliveryvehicleid"),
+        (FleetFlavor.delivery, FleetFlavor.onDemand), (FleetFlavor.onDemand, FleetFlavor.delivery),
     ])
-    func aTokenForTheOtherFlavorIsRefusedBeforeAnyFleetCall(fleet: FleetFlavor, claimKey: String)
+    func aTokenForTheOtherFlavorIsRefusedBeforeAnyFleetCall(fleet: FleetFlavor, tokenFleet: FleetFlavor)
         async throws
     {
-        let (result, transport, service) = try await report(fleet: fleet, claimKey: claimKey)
+        let (result, transport, service) = try await report(fleet: fleet, tokenFleet: tokenFleet)
         guard case .failure(let error) = result else {
             Issue.record("the other flavor's token was accepted")
             return
@@ -375,7 +375,7 @@ struct DeliveryReporterTests {
         #expect(error.fault == .token && error.status == nil)
         let cause = try #require(error.underlyingError as? FleetAuthError)
         #expect(cause.reason == .fleetMismatch)
-        #expect(cause.message.contains("under `\(claimKey)`"))
+        #expect(cause.message.contains("under `\(tokenFleet.vehicleClaimKey)`"))
         #expect(cause.message.contains("need `\(fleet.vehicleClaimKey)`"))
         #expect(!cause.message.contains(".."))
         // Nothing reached the fleet service, and nothing was cached: one fetch, refused.
@@ -385,7 +385,7 @@ struct DeliveryReporterTests {
 
     @Test func aProviderSetForOnDemandNamesTheSettingWhenServedDeliveryTokens() async throws {
         let (result, _, service) = try await report(
-            fleet: .delivery, claimKey: "deliveryvehicleid", providerFleet: .onDemand)
+            fleet: .delivery, tokenFleet: .delivery, providerFleet: .onDemand)
         guard case .failure(let error) = result else {
             Issue.record("a delivery token passed an on-demand provider")
             return
