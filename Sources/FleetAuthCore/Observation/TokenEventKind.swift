@@ -3,7 +3,7 @@ extension TokenEvent {
     ///
     /// A struct of static members rather than an enum, so that a later release can add
     /// kinds without breaking an app's `switch`: compare with `==` or use it as a
-    /// dictionary key. Count by kind, never by parsing ``TokenEvent/description``: its
+    /// dictionary key. Count by kind, never by parsing an event's text (``TokenEvent/description``): its
     /// wording may change, a kind's name (its `description`) does not.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         /// The kind's name, as in `"fetchFailed"`.

@@ -11,7 +11,7 @@
 /// ```
 public struct TokenRules: Sendable, Hashable {
     /// The audience the fleet service requires: `https://fleetengine.googleapis.com/`.
-    @usableFromInline package static let fleetServiceAudience = "https://fleetengine.googleapis.com/"
+    public static let fleetServiceAudience = "https://fleetengine.googleapis.com/"
 
     /// The `aud` a token must name; `nil` skips the check.
     package var expectedAudience: String?
@@ -28,7 +28,7 @@ public struct TokenRules: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - expectedAudience: The `aud` a token must name; `nil` skips the check. Default
-    ///     `https://fleetengine.googleapis.com/`, the audience the fleet service requires.
+    ///     ``fleetServiceAudience``.
     ///   - allowsWildcard: Whether a token whose `authorization` claim is the wildcard `"*"` may be used.
     ///     Default `false`: a phone must not hold a token for every vehicle. Set it for trusted server-side
     ///     use, such as a fleet simulator.
