@@ -54,6 +54,9 @@ package protocol SimulatedClock: WallClock {
     func parkCurrentWork() -> UInt64?
     /// Marks `unit` as running again: what it waited for is about to resume it.
     func resumeWork(_ unit: UInt64)
+    /// A draw in `0...1` from a fixed seed, for the SDK's jitter and refresh spread: a test
+    /// on a simulated clock sees the same draws on every run.
+    func randomUnit() -> Double
 }
 
 extension WallClock {

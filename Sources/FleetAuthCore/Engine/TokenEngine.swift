@@ -38,10 +38,14 @@ package final class TokenEngine: Sendable {
         self.clock = configuration.clock
         let observer = configuration.observer
         self.observer = observer
+        // A simulated clock draws from a fixed seed, so that tests see the same jitter and
+        // refresh spread on every run.
+        var randomUnit: @Sendable () -> Double = { Double.random(in: 0...1) }
+        if let simulated = configuration.clock as? any SimulatedClock { randomUnit = { simulated.randomUnit() } }
         self.fetcher = TokenFetcher(
             endpoint: configuration.endpoint, transport: configuration.transport, clock: configuration.clock,
             refresh: configuration.refresh, retry: configuration.retry, rules: configuration.rules,
-            emit: { detail in observer?(TokenEvent(detail)) })
+            emit: { detail in observer?(TokenEvent(detail)) }, randomUnit: randomUnit)
         self.state = LockedState(TokenEngineState(capacity: configuration.cacheCapacity))
     }
 

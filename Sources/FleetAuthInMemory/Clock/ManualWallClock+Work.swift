@@ -5,6 +5,18 @@ import FleetAuthCore
 /// sleeps on the clock or waits for another unit's result; ``settle()`` returns once no
 /// unit runs.
 extension ManualWallClock {
+    /// A draw in `0...1` from the clock's fixed seed (SplitMix64): the SDK's jitter and
+    /// refresh spread are the same on every run of a test.
+    package func randomUnit() -> Double {
+        state.withLock { state in
+            state.randomState &+= 0x9E37_79B9_7F4A_7C15
+            var z = state.randomState
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
+    }
+
     /// Registers a unit of work that a new task is about to run, as running.
     package func beginWork() -> UInt64 {
         state.withLock { state in

@@ -56,6 +56,8 @@ public final class ManualWallClock: WallClock, SimulatedClock {
         var now: Date
         /// What has been added to the wall clock alone (a user setting the time).
         var wallOffset: TimeInterval = 0
+        /// The state of the clock's random draws (SplitMix64 from a fixed seed).
+        var randomState: UInt64 = 0x2545_F491_4F6C_DD1D
         var sleepers: [UInt64: Sleeper] = [:]
         var watchers: [Watcher] = []
         var nextID: UInt64 = 0

@@ -53,4 +53,18 @@ struct ManualWallClockTests {
         clock.advance(to: Date(timeIntervalSince1970: 50))
         #expect(clock.now() == Date(timeIntervalSince1970: 100))
     }
+
+    /// The SDK's jitter and refresh spread come from the clock: the same on every run, yet
+    /// spread over the unit interval.
+    @Test func randomDrawsRepeatFromClockToClockAndSpreadOut() {
+        let first = ManualWallClock()
+        let second = ManualWallClock()
+        let draws = (0..<1000).map { _ in first.randomUnit() }
+        #expect(draws == (0..<1000).map { _ in second.randomUnit() })
+        #expect(draws.allSatisfy { (0..<1).contains($0) })
+        for decile in 0..<10 {
+            let inDecile = draws.filter { Int($0 * 10) == decile }.count
+            #expect((60...140).contains(inDecile), "decile \(decile): \(inDecile) of 1000")
+        }
+    }
 }
