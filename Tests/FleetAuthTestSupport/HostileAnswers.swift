@@ -60,8 +60,7 @@ package enum HostileAnswers {
         -> Result<AuthToken, any Error>
     {
         if let rejected = answer.rejectedBefore {
-            engine.invalidate(
-                rejected, for: scope, rejection: TokenRejection(status: 401, message: "Audience doesn't match"))
+            engine.invalidate(rejected, for: scope)
         }
         let fetch = Task { try await engine.token(for: scope) }
         if case .slow = answer.delivery {

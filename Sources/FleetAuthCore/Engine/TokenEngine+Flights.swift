@@ -143,10 +143,8 @@ extension TokenEngine {
             let idle = state.take(\.idleWaiters, when: state.isIdle)
             guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
             state.flights[scope] = nil
-            if case .success(let token) = result,
-                let rejected = state.rejected[scope]?.first(where: { $0.value == token.value })
-            {
-                result = .failure(FleetAuthError.reissued(rejection: rejected.rejection, scope: scope))
+            if case .success(let token) = result, state.rejected[scope]?.contains(token.value) == true {
+                result = .failure(FleetAuthError.reissued(rejection: nil, scope: scope))
             }
             switch result {
             case .success(let token):

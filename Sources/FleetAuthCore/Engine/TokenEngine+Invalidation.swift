@@ -2,16 +2,14 @@ extension TokenEngine {
     /// Drops `tokenValue` for `scope`, which the fleet service rejected (401/403), if it is
     /// still the cached one (a late rejection of an older token causes no second refetch).
     /// The value is remembered either way: a fetch that returns it fails with
-    /// `rejectedTokenReissued`, whose cause is `rejection`. Returns whether it was dropped.
+    /// `rejectedTokenReissued`. Returns whether it was dropped.
     @discardableResult
-    package func invalidate(_ tokenValue: String, for scope: AuthorizationScope, rejection: TokenRejection? = nil)
-        -> Bool
-    {
+    package func invalidate(_ tokenValue: String, for scope: AuthorizationScope) -> Bool {
         let now = clock.uptime()
         let dropped = withState { state -> Bool in
             var rejected = state.rejected[scope] ?? []
-            rejected.removeAll { $0.value == tokenValue }
-            rejected.append(TokenEngineState.Rejected(value: tokenValue, rejection: rejection))
+            rejected.removeAll { $0 == tokenValue }
+            rejected.append(tokenValue)
             if rejected.count > 4 { rejected.removeFirst() }
             state.rejected[scope] = rejected
             guard state.cache.peek(scope)?.token.value == tokenValue else { return false }

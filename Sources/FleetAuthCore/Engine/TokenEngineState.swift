@@ -63,12 +63,6 @@ struct TokenEngineState {
         case miss
     }
 
-    /// A value the fleet service rejected, with what it said.
-    struct Rejected {
-        let value: String
-        let rejection: TokenRejection?
-    }
-
     /// A token state to publish once the lock is released, numbered in the order the
     /// changes happened.
     struct StateChange {
@@ -81,7 +75,7 @@ struct TokenEngineState {
     var outages: [AuthorizationScope: Outage] = [:]
     /// Values the fleet service rejected, per scope (the last four); a fetch must not
     /// return them.
-    var rejected: [AuthorizationScope: [Rejected]] = [:]
+    var rejected: [AuthorizationScope: [String]] = [:]
     var counter: UInt64 = 0
     var fetches = 0
     var hits = 0

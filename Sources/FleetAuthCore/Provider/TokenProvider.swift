@@ -99,13 +99,6 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         engine.invalidate(token, for: authorizationContext.scope)
     }
 
-    /// Drops `token` as ``invalidate(_:for:)`` does and remembers what the fleet service
-    /// said about it: a later `rejectedTokenReissued` error carries it as its cause.
-    @discardableResult
-    package func invalidate(_ token: String, for authorizationContext: Context, rejection: TokenRejection?) -> Bool {
-        engine.invalidate(token, for: authorizationContext.scope, rejection: rejection)
-    }
-
     /// Drops every token and in-flight fetch: call it on sign-out.
     public func invalidateAll() {
         engine.invalidateAll()
