@@ -144,7 +144,7 @@ extension TokenEngine {
             guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
             state.flights[scope] = nil
             if case .success(let token) = result, state.rejected[scope]?.contains(token.value) == true {
-                result = .failure(FleetAuthError.reissued(rejection: nil, scope: scope))
+                result = .failure(FleetAuthError.reissued(scope: scope))
             }
             switch result {
             case .success(let token):

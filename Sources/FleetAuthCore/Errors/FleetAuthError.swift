@@ -197,17 +197,12 @@ extension FleetAuthError: LocalizedError {
 }
 
 extension FleetAuthError {
-    /// The error for a fetch that returned a value the fleet service had rejected, naming
-    /// what the service said (`rejection`) when that is known.
-    package static func reissued(rejection: TokenRejection?, scope: AuthorizationScope) -> FleetAuthError {
-        let message =
-            if let rejection {
-                "The fleet service refused this token (\(rejection)), and asked for a new one the backend returned the same token, so a refetch cannot fix it: fix what the fleet service names (audience, claim key, IDs, project) in the backend's minting."
-            } else {
-                "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again."
-            }
-        return FleetAuthError(
-            reason: .rejectedTokenReissued, message: message, scope: scope, status: rejection?.status,
-            underlyingError: rejection)
+    /// The error for a fetch that returned a value the fleet service had rejected.
+    package static func reissued(scope: AuthorizationScope) -> FleetAuthError {
+        FleetAuthError(
+            reason: .rejectedTokenReissued,
+            message:
+                "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again.",
+            scope: scope)
     }
 }

@@ -1,4 +1,5 @@
 package import Foundation
+import FleetAuthCore
 
 /// What the fleet service said when it refused a token (HTTP 401 or 403): carried as the
 /// cause of a later `rejectedTokenReissued` error, so the service's own reason (such as
@@ -64,5 +65,17 @@ package struct TokenRejection: Error, Sendable, Hashable, CustomStringConvertibl
         }
         flush()
         return result
+    }
+}
+
+extension FleetAuthError {
+    /// The error for a call whose fresh token was the one the fleet service had just refused,
+    /// naming what the service said about it.
+    static func reissued(rejection: TokenRejection, scope: AuthorizationScope) -> FleetAuthError {
+        FleetAuthError(
+            reason: .rejectedTokenReissued,
+            message:
+                "The fleet service refused this token (\(rejection)), and asked for a new one the backend returned the same token, so a refetch cannot fix it: fix what the fleet service names (audience, claim key, IDs, project) in the backend's minting.",
+            scope: scope, status: rejection.status, underlyingError: rejection)
     }
 }
