@@ -1,5 +1,5 @@
-package import Foundation
 import FleetAuthCore
+package import Foundation
 
 /// What the fleet service said when it refused a token (HTTP 401 or 403): carried as the
 /// cause of a later `rejectedTokenReissued` error, so the service's own reason (such as
