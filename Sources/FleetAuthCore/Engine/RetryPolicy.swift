@@ -11,11 +11,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per fetch, the first included. Default 4.
     public package(set) var maximumAttempts: Int
     /// The wait before the second attempt. Default 0.5 s.
-    public package(set) var initialBackoff: TimeInterval
+    package var initialBackoff: TimeInterval
     /// The factor between successive waits. Default 2.
     package var multiplier: Double
     /// The longest wait between attempts. Default 8 s.
-    public package(set) var maximumBackoff: TimeInterval
+    package var maximumBackoff: TimeInterval
     /// The random spread around each wait, as a fraction (0.2 means ±20 %). Default 0.2.
     package var jitter: Double
     /// The most time one fetch may take, all attempts and waits included. Default 30 s.
@@ -25,12 +25,12 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Creates a policy; each argument sets the property of the same name.
     ///
-    /// The tuning settings are set here only; the others can be read back.
+    /// The attempts, deadline and cooldown can be read back; the backoff's shape is set here only.
     /// - Parameters:
     ///   - maximumAttempts: See ``maximumAttempts``.
-    ///   - initialBackoff: See ``initialBackoff``.
-    ///   - multiplier: The factor between successive waits.
-    ///   - maximumBackoff: See ``maximumBackoff``.
+    ///   - initialBackoff: The wait before the second attempt. Default 0.5 s.
+    ///   - multiplier: The factor between successive waits. Default 2.
+    ///   - maximumBackoff: The longest wait between attempts. Default 8 s.
     ///   - jitter: The random spread around each wait, as a fraction (0.2 means ±20 %); 0
     ///     makes the waits exact, for tests that assert them.
     ///   - deadline: See ``deadline``.
