@@ -45,14 +45,8 @@ extension EndpointChecker {
 
     /// The command-line flags and the Swift expression that name `format`.
     static func howToName(_ format: TokenResponseFormat) -> (flags: String, swift: String) {
-        let presetExpressions = [
-            "token-only": ".tokenOnly", "swift-sample": ".swiftSample()", "objc-sample": ".objectiveCSample()",
-            "jwt-expiration-timestamp": ".jwtWithExpirationTimestamp",
-            "expiration-timestamp-ms": ".tokenWithExpirationTimestampMilliseconds",
-            "expires-in-seconds": ".tokenWithExpiresInSeconds", "plain": ".plainText",
-        ]
         if let preset = TokenResponseFormat.presetNames.first(where: { $0.format == format }) {
-            return ("--format \(preset.name)", presetExpressions[preset.name] ?? ".tokenOnly")
+            return ("--format \(preset.name)", preset.swift)
         }
         guard case .json(let tokenKey, let expiry) = format.body else { return ("--format plain", ".plainText") }
         guard let expiry else {
