@@ -4,6 +4,9 @@
 // `swift run --package-path Examples DriverApp`, `swift test --package-path Examples`.
 import PackageDescription
 
+/// A library product of FleetAuth, as an app depends on it.
+func library(_ name: String) -> Target.Dependency { .product(name: name, package: "FleetAuth") }
+
 let package = Package(
     name: "FleetAuthExamples",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
@@ -12,19 +15,16 @@ let package = Package(
         // Command-line parsing and the shared `main` of the example apps.
         .target(
             name: "ExampleSupport",
-            dependencies: [
-                .product(name: "FleetAuthCore", package: "FleetAuth"),
-                .product(name: "FleetAuthInMemory", package: "FleetAuth"),
-            ],
+            dependencies: [library("FleetAuthCore"), library("FleetAuthInMemory")],
             path: "ExampleSupport"
         ),
         .executableTarget(
             name: "DriverApp",
             dependencies: [
                 "ExampleSupport",
-                .product(name: "FleetAuthDriver", package: "FleetAuth"),
-                .product(name: "FleetAuthURLSession", package: "FleetAuth"),
-                .product(name: "FleetAuthInMemory", package: "FleetAuth"),
+                library("FleetAuthDriver"),
+                library("FleetAuthURLSession"),
+                library("FleetAuthInMemory"),
             ],
             path: "DriverApp"
         ),
@@ -32,33 +32,33 @@ let package = Package(
             name: "ConsumerApp",
             dependencies: [
                 "ExampleSupport",
-                .product(name: "FleetAuthConsumer", package: "FleetAuth"),
-                .product(name: "FleetAuthURLSession", package: "FleetAuth"),
-                .product(name: "FleetAuthInMemory", package: "FleetAuth"),
+                library("FleetAuthConsumer"),
+                library("FleetAuthURLSession"),
+                library("FleetAuthInMemory"),
             ],
             path: "ConsumerApp"
         ),
         .executableTarget(
             name: "SeedPort",
-            dependencies: [.product(name: "FleetAuthDriver", package: "FleetAuth")],
+            dependencies: [library("FleetAuthDriver")],
             path: "SeedPort"
         ),
         .executableTarget(
             name: "PlatformAdapter",
             dependencies: [
                 "ExampleSupport",
-                .product(name: "FleetAuthDriver", package: "FleetAuth"),
-                .product(name: "FleetAuthURLSession", package: "FleetAuth"),
-                .product(name: "FleetAuthInMemory", package: "FleetAuth"),
+                library("FleetAuthDriver"),
+                library("FleetAuthURLSession"),
+                library("FleetAuthInMemory"),
             ],
             path: "PlatformAdapter"
         ),
         .executableTarget(
             name: "CustomTransport",
             dependencies: [
-                .product(name: "FleetAuthDriver", package: "FleetAuth"),
-                .product(name: "FleetAuthInMemory", package: "FleetAuth"),
-                .product(name: "FleetAuthTransportTesting", package: "FleetAuth"),
+                library("FleetAuthDriver"),
+                library("FleetAuthInMemory"),
+                library("FleetAuthTransportTesting"),
             ],
             path: "CustomTransport"
         ),
@@ -68,18 +68,15 @@ let package = Package(
             name: "ExamplesTests",
             dependencies: [
                 "DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "PlatformAdapter", "ExampleSupport",
-                .product(name: "FleetAuthCore", package: "FleetAuth"),
-                .product(name: "FleetAuthDriver", package: "FleetAuth"),
+                library("FleetAuthCore"),
+                library("FleetAuthDriver"),
             ]
         ),
         // What an app team's own tests do: metrics by event kind, a token's state at a moment,
         // a scripted outage, with the in-memory test double.
         .testTarget(
             name: "AppTeamTests",
-            dependencies: [
-                .product(name: "FleetAuthDriver", package: "FleetAuth"),
-                .product(name: "FleetAuthInMemory", package: "FleetAuth"),
-            ]
+            dependencies: [library("FleetAuthDriver"), library("FleetAuthInMemory")]
         ),
     ]
 )
