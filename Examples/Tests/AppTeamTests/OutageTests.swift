@@ -7,25 +7,34 @@ import Testing
 /// state at a moment, and a 5-minute token-backend outage scripted with a fault window.
 @Suite("From outside: metrics, token state and a scripted outage on the public API")
 struct OutageTests {
-    /// Counts events by kind, as an app's metrics would.
-    // Safe to share: every access to `counts` holds `lock`.
+    /// Counts events by kind, as an app's metrics would, and keeps their text, as its log would.
+    // Safe to share: every access to `counts` and `lines` holds `lock`.
     final class KindCounter: @unchecked Sendable {
         private let lock = NSLock()
         private var counts: [TokenEvent.Kind: Int] = [:]
-        func record(_ event: TokenEvent) { lock.withLock { counts[event.kind, default: 0] += 1 } }
+        private var lines: [String] = []
+        func record(_ event: TokenEvent) {
+            lock.withLock {
+                counts[event.kind, default: 0] += 1
+                lines.append("\(event)")
+            }
+        }
         subscript(kind: TokenEvent.Kind) -> Int { lock.withLock { counts[kind] ?? 0 } }
+        var text: [String] { lock.withLock { lines } }
     }
 
     struct Fleet {
         let clock = ManualWallClock()
         let transport: InMemoryTransport
+        let backend: InMemoryTokenBackend
         let provider: DriverTokenProvider
         let counter = KindCounter()
         let vehicle = DriverAuthorizationContext(vehicleID: "v-42")
 
-        init(backend: InMemoryTokenBackend.Configuration = .init()) throws {
+        init(backend configuration: InMemoryTokenBackend.Configuration = .init()) throws {
             transport = InMemoryTransport(clock: clock, latency: 0.2)
-            transport.mount(InMemoryTokenBackend(clock: clock, configuration: backend), at: "/token")
+            backend = InMemoryTokenBackend(clock: clock, configuration: configuration)
+            transport.mount(backend, at: "/token")
             let counter = self.counter
             // The refresh at its scheduled moment, so that the outage below meets it.
             provider = try DriverTokenProvider(
@@ -80,8 +89,11 @@ struct OutageTests {
         #expect(fleet.counter[.rejected] == 1)
         #expect(fleet.counter[.fetchFailed] == 0 && fleet.counter[.fetchRetried] == 0)
         #expect(fleet.counter[.fetchStarted] == 1)
-        // No token in the events' text either.
         #expect(fleet.provider.tokenState(for: fleet.vehicle).phase == .failed)
+        // The refused token is in no event's text and not in the error.
+        let issued = try #require(fleet.backend.issuedTokens.first)
+        let leaked = (fleet.counter.text + ["\(error)"]).contains { $0.contains(issued) }
+        #expect(!leaked)
     }
 
     @Test func readingTheStateAtAMomentChangesNothing() async throws {
