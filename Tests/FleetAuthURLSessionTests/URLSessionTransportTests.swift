@@ -118,7 +118,7 @@ struct EndToEndTests {
         #expect(token.claims.covers(context.scope))
         #expect(token.claims.algorithm == "RS256")
         #expect(token.claims.keyID == "loopback-test-key-1")
-        #expect(abs(token.remainingLifetime(at: Date()) - 3600) < 120)
+        #expect(abs(token.expiresAt.timeIntervalSince(Date()) - 3600) < 120)
         #expect(AuthToken.fingerprint(of: try await provider.fetchToken(with: context)) == token.fingerprint)
     }
 

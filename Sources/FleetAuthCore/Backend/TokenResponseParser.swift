@@ -133,14 +133,9 @@ package struct TokenResponseParser: Sendable {
             )
         }
         if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
-        guard let clock else {
-            return AuthToken(
-                value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
-                lifetime: lifetime)
-        }
         return AuthToken(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
-            lifetime: lifetime, expiresAtUptime: clock.uptime() + remaining, on: clock,
+            lifetime: lifetime, expiresAtUptime: clock.map { $0.uptime() + remaining }, on: clock,
             issuerClockOffset: Self.issuerClockOffset(response, claims: claims, receivedAt: receivedAt))
     }
 

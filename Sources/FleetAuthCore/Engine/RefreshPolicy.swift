@@ -17,21 +17,11 @@ public struct RefreshPolicy: Sendable, Hashable {
     public package(set) var minimumRemainingLifetime: TimeInterval
     /// How long before expiry a background refresh starts. Default 600 s.
     public package(set) var refreshWindow: TimeInterval
-    /// The longest lifetime (`exp − iat`) accepted. Default 3600 s: the fleet service
-    /// rejects longer ones.
     package var maximumLifetime: TimeInterval
-    /// The shortest lifetime accepted at all. Default 30 s.
     package var minimumLifetime: TimeInterval
-    /// How far apart the body's expiry, the JWT's `exp` and `iat` may be before they
-    /// count as disagreeing. Default 60 s.
     package var expiryTolerance: TimeInterval
-    /// Whether the refresh window narrows to what the engine observes (default `true`);
-    /// `false` refreshes at the full `refreshWindow`.
     package var adaptsToTraffic: Bool
-    /// How many times the slowest recent fetch an adaptive window leaves for the refresh.
-    /// Default 3.
     package var latencyMultiplier: Double
-    /// The most random extra an adaptive window adds per token. Default 2 s.
     package var refreshJitter: TimeInterval
     /// How long a token-backend outage, starting at any moment, is ridden out without a
     /// failed lookup. Default 300 s. Each extra minute costs tokens: see the table in
@@ -41,11 +31,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// The least life a token served degraded (during an outage, below
     /// `minimumRemainingLifetime`) has left. Default 60 s.
     public package(set) var outageFloor: TimeInterval
-    /// Whether a cached token is served below `minimumRemainingLifetime` while the
-    /// backend fails for a transient reason.
     package var servesDuringOutages: Bool
-    /// Whether a token fetched off the refresh schedule has its first refresh moved to a
-    /// random point before its normal moment.
     package var spreadsRefreshes: Bool
 
     /// Creates a policy; each argument sets the property of the same name. The defaults
@@ -169,15 +155,6 @@ public struct RefreshPolicy: Sendable, Hashable {
         max(
             minimumRemaining(forLifetime: lifetime),
             lastUsableLife(forLifetime: lifetime) + min(outageTolerance, lifetime / 4))
-    }
-
-    /// Classifies `token` at `now` (device clock) by the full `refreshWindow`; an
-    /// adaptive engine turns a token stale later, never earlier.
-    package func freshness(of token: AuthToken, at now: Date) -> Freshness {
-        let remaining = token.remainingLifetime(at: now)
-        if remaining > refreshWindow(forLifetime: token.lifetime) { return .fresh }
-        if remaining > minimumRemaining(forLifetime: token.lifetime) { return .stale }
-        return .expiring
     }
 
     /// Throws `invalidConfiguration` when the numbers cannot work together.

@@ -10,13 +10,9 @@ public import Foundation
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per fetch, the first included. Default 4.
     public package(set) var maximumAttempts: Int
-    /// The wait before the second attempt. Default 0.5 s.
     package var initialBackoff: TimeInterval
-    /// The factor between successive waits. Default 2.
     package var multiplier: Double
-    /// The longest wait between attempts. Default 8 s.
     package var maximumBackoff: TimeInterval
-    /// The random spread around each wait, as a fraction (0.2 means ±20 %). Default 0.2.
     package var jitter: Double
     /// The most time one fetch may take, all attempts and waits included. Default 30 s.
     public package(set) var deadline: TimeInterval

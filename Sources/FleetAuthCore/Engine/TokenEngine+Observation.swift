@@ -64,9 +64,9 @@ extension TokenEngine {
     }
 
     /// Counts of what the engine has done so far, and what it holds now.
-    package var statistics: Statistics {
+    package var statistics: TokenStatistics {
         state.withLock { state in
-            Statistics(
+            TokenStatistics(
                 fetches: state.fetches, hits: state.hits, waits: state.waits, degradedServes: state.degraded,
                 cachedScopes: state.cache.count, activeFetches: state.flights.count)
         }

@@ -11,13 +11,8 @@ import Foundation
 /// the lock.
 @usableFromInline
 package final class TokenEngine: Sendable {
-    /// The configuration type, which providers expose under their own name.
-    package typealias Configuration = TokenProviderConfiguration
-    /// The statistics type, which providers expose under their own name.
-    package typealias Statistics = TokenStatistics
-
     /// The configuration the engine was made with.
-    package let configuration: Configuration
+    package let configuration: TokenProviderConfiguration
     let fetcher: TokenFetcher
     let clock: any WallClock
     let observer: (@Sendable (TokenEvent) -> Void)?
@@ -27,7 +22,7 @@ package final class TokenEngine: Sendable {
     let states = TokenStateBroadcaster()
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
-    package init(configuration: Configuration) throws(FleetAuthError) {
+    package init(configuration: TokenProviderConfiguration) throws(FleetAuthError) {
         try configuration.refresh.validate()
         try configuration.retry.validate()
         try configuration.endpoint.validate()

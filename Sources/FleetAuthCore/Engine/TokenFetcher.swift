@@ -70,7 +70,7 @@ package struct TokenFetcher: Sendable {
         return await retrying(scope, deadline: { deadline }) { _, attempt, retryAt in
             attempt < attempts && retryAt < deadline
         } attempt: { attemptDeadline in
-            await sendOnce(scope, deadline: attemptDeadline).flatMap { response, _ in
+            await sendOnce(scope, deadline: attemptDeadline).flatMap { response in
                 if let error = parser.statusError(response), error.isTransient {
                     return .failure(error.adding(scope: scope, url: response.url))
                 }
@@ -121,7 +121,7 @@ package struct TokenFetcher: Sendable {
     private func attemptOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
         -> Result<AuthToken, FleetAuthError>
     {
-        await sendOnce(scope, deadline: deadline).flatMap { response, _ in
+        await sendOnce(scope, deadline: deadline).flatMap { response in
             Result { () throws(FleetAuthError) -> AuthToken in
                 try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
             }
@@ -129,17 +129,19 @@ package struct TokenFetcher: Sendable {
     }
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline:
-    /// the answer (any status) with the request sent, or why there was none.
+    /// the answer (any status), or why there was none. The timeout runs on the injected
+    /// clock, so it is testable.
     private func sendOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
-        -> Result<(TransportResponse, TransportRequest), FleetAuthError>
+        -> Result<TransportResponse, FleetAuthError>
     {
-        let request: TransportRequest
+        var request: TransportRequest
         do {
             request = try await endpoint.request(for: scope)
         } catch {
             return .failure(error)
         }
         let timeout = min(endpoint.timeout, deadline - clock.uptime())
+        request.timeout = timeout
         guard timeout > 0 else {
             return .failure(
                 FleetAuthError(
@@ -148,15 +150,12 @@ package struct TokenFetcher: Sendable {
                         "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
                     scope: scope, url: request.url))
         }
-        var bounded = request
-        bounded.timeout = timeout
-        let response: TransportResponse
+        let (transport, bounded) = (self.transport, request)
+        let response: TransportResponse?
         do {
-            response = try await send(bounded)
+            response = try await clock.withTimeout(timeout) { try await transport.send(bounded) }
         } catch let error as FleetAuthError {
             return .failure(error.adding(scope: scope, url: request.url))
-        } catch is TimeoutSignal {
-            return .failure(Self.timedOut(scope, request, after: timeout))
         } catch is CancellationError where Task.isCancelled {
             return .failure(Self.cancelled(scope))
         } catch {
@@ -167,28 +166,15 @@ package struct TokenFetcher: Sendable {
                         "The request to the token backend failed before an answer arrived (\(TransportFailureReason.describe(error))); check that the backend is up, the host name and connectivity.",
                     scope: scope, url: request.url, underlyingError: error))
         }
-        return .success((response, request))
-    }
-
-    private struct TimeoutSignal: Error {}
-
-    /// Sends `request` within its timeout on the injected clock, so timeouts are testable.
-    private func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let transport = self.transport
-        guard let response = try await clock.withTimeout(request.timeout, { try await transport.send(request) }) else {
-            throw TimeoutSignal()
+        guard let response else {
+            return .failure(
+                FleetAuthError(
+                    reason: .timedOut,
+                    message:
+                        "The token backend did not answer within \(String(format: "%.1f", timeout)) s; check that it is up, or raise the endpoint timeout.",
+                    scope: scope, url: request.url))
         }
-        return response
-    }
-
-    private static func timedOut(_ scope: AuthorizationScope, _ request: TransportRequest, after seconds: TimeInterval)
-        -> FleetAuthError
-    {
-        FleetAuthError(
-            reason: .timedOut,
-            message:
-                "The token backend did not answer within \(String(format: "%.1f", seconds)) s; check that it is up, or raise the endpoint timeout.",
-            scope: scope, url: request.url)
+        return .success(response)
     }
 
     /// The error of a cancelled fetch: only `invalidateAll()` cancels one.

@@ -7,18 +7,13 @@ import Foundation
 /// It fetches tokens from the operator's backend, validates them, caches them per
 /// context and refreshes them ahead of expiry.
 public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorization {
-    /// Everything the provider needs: `TokenProviderConfiguration`.
-    package typealias Configuration = TokenProviderConfiguration
-    /// Counts of what the provider has done: ``TokenStatistics``.
-    package typealias Statistics = TokenStatistics
-
     /// The engine doing the work. Our own modules and tests reach it; apps use the
     /// provider's methods.
     @usableFromInline
     package let engine: TokenEngine
 
     /// Creates a provider from a full engine configuration; throws as the public init does.
-    package init(configuration: Configuration) throws(FleetAuthError) {
+    package init(configuration: TokenProviderConfiguration) throws(FleetAuthError) {
         try configuration.endpoint.validate(for: Context.declaredScopeKinds)
         self.engine = try TokenEngine(configuration: configuration)
     }
@@ -45,13 +40,13 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         cacheCapacity: Int = 1024, observer: (@Sendable (TokenEvent) -> Void)? = nil
     ) throws(FleetAuthError) {
         try self.init(
-            configuration: Configuration(
+            configuration: TokenProviderConfiguration(
                 endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry, rules: rules,
                 cacheCapacity: cacheCapacity, observer: observer))
     }
 
     /// The configuration the provider was made with.
-    package var configuration: Configuration { engine.configuration }
+    package var configuration: TokenProviderConfiguration { engine.configuration }
 
     /// Calls `completion` exactly once, asynchronously, with a token value or a
     /// ``FleetAuthError`` (`invalidContext` for a `nil` context). It completes even if

@@ -13,15 +13,8 @@ public struct TokenRules: Sendable, Hashable {
     /// The audience the fleet service requires: `https://fleetengine.googleapis.com/`.
     public static let fleetServiceAudience = "https://fleetengine.googleapis.com/"
 
-    /// The `aud` a token must name; `nil` skips the check.
     package var expectedAudience: String?
-    /// Whether a token whose `authorization` claim is the wildcard `"*"` may be used.
-    /// Default `false`: a phone must not hold a token for every vehicle. Set it for
-    /// trusted server-side use, such as a fleet simulator.
     package var allowsWildcard: Bool
-    /// The fleet flavor the vehicles belong to: a vehicle token must name its vehicle under
-    /// the flavor's claim key (`vehicleid` on-demand, `deliveryvehicleid` for deliveries).
-    /// Default ``FleetFlavor/onDemand``.
     package var fleet: FleetFlavor
 
     /// Creates rules; the defaults are the fleet service's for on-demand apps on phones.

@@ -23,16 +23,11 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
 
         init(
             value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
-            expiresAtUptime: TimeInterval?, uptimeClock: (any WallClock)?, issuerClockOffset: TimeInterval = 0
+            expiresAtUptime: TimeInterval?, uptimeClock: (any WallClock)?, issuerClockOffset: TimeInterval
         ) {
+            (self.value, self.scope, self.receivedAt, self.expiresAt) = (value, scope, receivedAt, expiresAt)
+            (self.lifetime, self.expiresAtUptime, self.uptimeClock) = (lifetime, expiresAtUptime, uptimeClock)
             self.issuerClockOffset = issuerClockOffset
-            self.value = value
-            self.scope = scope
-            self.receivedAt = receivedAt
-            self.expiresAt = expiresAt
-            self.lifetime = lifetime
-            self.expiresAtUptime = expiresAtUptime
-            self.uptimeClock = uptimeClock
         }
     }
 
@@ -60,32 +55,17 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// token FleetAuth did not fetch.
     package var expiresAtUptime: TimeInterval? { storage.expiresAtUptime }
 
-    /// Creates a token record, for an app's own provider or a test double to return.
-    package init(value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date) {
-        self.init(
+    /// Creates a token record. `lifetime` is its life as minted (default: `expiresAt −
+    /// receivedAt`); with `clock`, `expiresAtUptime` counts on that clock's uptime, so that
+    /// anyone can tell its life left whatever clock they hold.
+    package init(
+        value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval? = nil,
+        expiresAtUptime: TimeInterval? = nil, on clock: (any WallClock)? = nil, issuerClockOffset: TimeInterval = 0
+    ) {
+        storage = Storage(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt,
-            lifetime: expiresAt.timeIntervalSince(receivedAt))
-    }
-
-    /// Creates a token record whose lifetime as minted (and monotonic expiry) are known.
-    package init(
-        value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
-        expiresAtUptime: TimeInterval? = nil
-    ) {
-        storage = Storage(
-            value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime,
-            expiresAtUptime: expiresAtUptime, uptimeClock: nil)
-    }
-
-    /// A token whose monotonic expiry counts on `clock`, so that anyone can tell its life
-    /// left whatever clock they hold.
-    package init(
-        value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
-        expiresAtUptime: TimeInterval, on clock: any WallClock, issuerClockOffset: TimeInterval = 0
-    ) {
-        storage = Storage(
-            value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime,
-            expiresAtUptime: expiresAtUptime, uptimeClock: clock, issuerClockOffset: issuerClockOffset)
+            lifetime: lifetime ?? expiresAt.timeIntervalSince(receivedAt), expiresAtUptime: expiresAtUptime,
+            uptimeClock: clock, issuerClockOffset: issuerClockOffset)
     }
 
     /// How far the backend's clock (its `Date` header, or an `iat` in the device's future)
@@ -142,11 +122,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         }
         let hex = String(hash >> 32, radix: 16)
         return "tok_" + String(repeating: "0", count: 8 - hex.count) + hex
-    }
-
-    /// Seconds of life left at `now` by the device clock.
-    package func remainingLifetime(at now: Date) -> TimeInterval {
-        expiresAt.timeIntervalSince(now)
     }
 
     /// `AuthToken(tok_1a2b3c4d, vehicle v-42, expires 2026-11-22T10:00:00Z)`.

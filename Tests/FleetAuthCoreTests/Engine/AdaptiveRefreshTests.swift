@@ -30,7 +30,7 @@ struct AdaptiveRefreshTests {
             let scope = v42
             let token = try await h.clock.runToCompletion(horizon: 6) { try await engine.token(for: scope) }.get()
             outcome.shortestLifeHandedOut = min(
-                outcome.shortestLifeHandedOut, token.remainingLifetime(at: h.clock.now()))
+                outcome.shortestLifeHandedOut, token.expiresAt.timeIntervalSince(h.clock.now()))
             // A background refresh gets its answer within its latency, as on a real network
             // (the horizon covers every latency here, at most 5 s, but stays short of the
             // 15 s request timeout even after a 5 s answer).

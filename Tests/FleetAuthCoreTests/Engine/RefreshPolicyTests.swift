@@ -18,19 +18,6 @@ struct RefreshPolicyTests {
         #expect(policy.refreshWindow(forLifetime: lifetime) == window)
     }
 
-    @Test func freshnessMovesFromFreshToStaleToExpiring() {
-        let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let token = AuthToken(
-            value: "x.y.z", scope: .vehicle("v"), receivedAt: start,
-            expiresAt: start.addingTimeInterval(3600), lifetime: 3600)
-        #expect(policy.freshness(of: token, at: start) == .fresh)
-        #expect(policy.freshness(of: token, at: start.addingTimeInterval(2999)) == .fresh)
-        #expect(policy.freshness(of: token, at: start.addingTimeInterval(3001)) == .stale)
-        #expect(policy.freshness(of: token, at: start.addingTimeInterval(3299)) == .stale)
-        #expect(policy.freshness(of: token, at: start.addingTimeInterval(3301)) == .expiring)
-        #expect(policy.freshness(of: token, at: start.addingTimeInterval(9999)) == .expiring)
-    }
-
     @Test(arguments: [
         RefreshPolicy(minimumRemainingLifetime: -1),
         RefreshPolicy(minimumRemainingLifetime: 700, refreshWindow: 600),

@@ -108,7 +108,7 @@ struct StressTests {
                         if index % 500 == 0 { clock.advance(by: 45) }  // tokens go stale and expire meanwhile
                         let scope = scopes[index % scopes.count]
                         guard let token = try? await engine.token(for: scope) else { return false }
-                        return token.claims.covers(scope) && token.remainingLifetime(at: clock.now()) > 0
+                        return token.claims.covers(scope) && token.expiresAt.timeIntervalSince(clock.now()) > 0
                     }
                 }
                 return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }

@@ -71,11 +71,15 @@ struct TokenCacheTests {
         #expect(cache.peek(.vehicle("hot")) != nil)
     }
 
-    @Test(arguments: [0.0, 1000, 2999, 3000, 3299, 3300, 3600])
-    func entryFreshnessAgreesWithThePolicy(secondsLater: TimeInterval) {
-        let entry = Self.entry("a")
-        let at = Self.now.addingTimeInterval(secondsLater)
-        #expect(entry.freshness(at: at.timeIntervalSince1970) == RefreshPolicy().freshness(of: entry.token, at: at))
+    @Test(arguments: [
+        (0.0, RefreshPolicy.Freshness.fresh), (2999, .fresh), (3000, .stale), (3299, .stale), (3300, .expiring),
+        (9999, .expiring),
+    ])
+    func anHourLongTokenTurnsStaleAtTheWindowAndExpiringAtTheMinimum(
+        secondsLater: TimeInterval, expected: RefreshPolicy.Freshness
+    ) {
+        // The default policy's full window: 600 s before expiry stale, 300 s before expiring.
+        #expect(Self.entry("a").freshness(at: Self.uptime + secondsLater) == expected)
     }
 
     @Test func entriesAgreeWithADictionaryThroughThousandsOfStoresRemovalsAndEvictions() {

@@ -61,7 +61,7 @@ struct TokenEngineTests {
 
     @Test func theDefaultCapacityServesAFleetOfAHundredWithoutRefetching() async throws {
         let h = try EngineHarness(
-            cacheCapacity: TokenEngine.Configuration(
+            cacheCapacity: TokenProviderConfiguration(
                 endpoint: TokenEndpoint(url: "https://b.example/t"), transport: InMemoryTransport()
             ).cacheCapacity)
         for _ in 0..<3 {
@@ -108,7 +108,7 @@ struct TokenEngineTests {
         h.clock.advance(by: 3400)  // 200 s left: under the 300 s minimum
         let second = try await h.engine.token(for: v42)
         #expect(second != first)
-        #expect(second.remainingLifetime(at: h.clock.now()) >= 300)
+        #expect(second.expiresAt.timeIntervalSince(h.clock.now()) >= 300)
         #expect(h.transport.requestCount == 2)
     }
 
@@ -116,7 +116,7 @@ struct TokenEngineTests {
         let h = try EngineHarness()
         for _ in 0..<200 {
             let token = try await h.engine.token(for: v42)
-            #expect(token.remainingLifetime(at: h.clock.now()) > 300)
+            #expect(token.expiresAt.timeIntervalSince(h.clock.now()) > 300)
             h.clock.advance(by: 61)
         }
     }
@@ -125,7 +125,7 @@ struct TokenEngineTests {
         let h = try EngineHarness(backend: .init(lifetime: 120))
         for _ in 0..<120 {  // ten minutes of updates every 5 s
             let token = try await h.engine.token(for: v42)
-            #expect(token.remainingLifetime(at: h.clock.now()) > 0)
+            #expect(token.expiresAt.timeIntervalSince(h.clock.now()) > 0)
             h.clock.advance(by: 5)
         }
         // A 2-minute token is usable for 90 s (30 s margin): about 7 fetches, not 120.

@@ -24,7 +24,7 @@ struct OutageSimulation {
         /// The least life a served token had left.
         var shortestLifeServed = TimeInterval.infinity
         /// The engine's counters at the end.
-        var statistics: TokenEngine.Statistics
+        var statistics: TokenStatistics
     }
 
     var vehicles = 1
@@ -64,7 +64,7 @@ struct OutageSimulation {
             if time >= watchFrom || outage.contains(time) || time == 0 {
                 await clock.advanceSettled(to: origin + time)
                 for scope in scopes {
-                    let cachedLife = engine.cachedToken(for: scope).map { $0.remainingLifetime(at: clock.now()) }
+                    let cachedLife = engine.cachedToken(for: scope).map { $0.expiresAt.timeIntervalSince(clock.now()) }
                     let result: Result<AuthToken, any Error>
                     if let token = engine.cachedUsableToken(for: scope) {
                         result = .success(token)
@@ -75,7 +75,7 @@ struct OutageSimulation {
                     case .success(let token):
                         outcome.served += 1
                         outcome.shortestLifeServed = min(
-                            outcome.shortestLifeServed, token.remainingLifetime(at: clock.now()))
+                            outcome.shortestLifeServed, token.expiresAt.timeIntervalSince(clock.now()))
                     case .failure(let error):
                         outcome.failures.append((time, cachedLife, error))
                     }
