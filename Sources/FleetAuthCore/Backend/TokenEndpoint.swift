@@ -15,10 +15,6 @@ public import Foundation
 /// )
 /// ```
 public struct TokenEndpoint: Sendable {
-    /// Supplies extra headers for each request, usually the app's own login credential.
-    /// It is called for every fetch, so it can return a freshly refreshed credential.
-    package typealias HeaderProvider = @Sendable (AuthorizationScope) async throws -> [String: String]
-
     /// The endpoint URL, with or without a placeholder for the ID (see the initializer).
     package var url: String
     /// `GET` (the default) or `POST`, which also sends the IDs as a JSON body.
@@ -29,8 +25,9 @@ public struct TokenEndpoint: Sendable {
     package var taskQueryName: String
     /// How to read the answer.
     package var format: TokenResponseFormat
-    /// Extra headers per request.
-    package var headers: HeaderProvider
+    /// Extra headers per request, usually the app's own login credential: called for every
+    /// fetch, so it can return a freshly refreshed credential.
+    package var headers: @Sendable (AuthorizationScope) async throws -> [String: String]
     /// Seconds one request may take.
     package var timeout: TimeInterval
     /// The largest body accepted, in bytes.

@@ -71,7 +71,7 @@ package struct TokenResponseParser: Sendable {
     private func parse(
         _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, clock: (any WallClock)?
     ) throws(FleetAuthError) -> AuthToken {
-        try checkStatus(response)
+        if let error = statusError(response) { throw error }
         guard response.body.count <= maximumResponseBytes else {
             throw FleetAuthError(
                 reason: .responseTooLarge,
@@ -137,10 +137,6 @@ package struct TokenResponseParser: Sendable {
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
             lifetime: lifetime, expiresAtUptime: clock.map { $0.uptime() + remaining }, on: clock,
             issuerClockOffset: Self.issuerClockOffset(response, claims: claims, receivedAt: receivedAt))
-    }
-
-    private func checkStatus(_ response: TransportResponse) throws(FleetAuthError) {
-        if let error = statusError(response) { throw error }
     }
 
     /// The error the SDK makes of a non-2xx answer (transient for 408, 425, 429 and 5xx);

@@ -7,7 +7,7 @@ import Foundation
 /// delivery task). The `Id` suffix may be written in any capitalisation (`{vehicleID}`,
 /// `{tripid}`). Each ID is percent-encoded. The SDK, `fleetauth check-endpoint` and the
 /// examples all resolve templates here.
-package struct URLTemplate: Sendable, Hashable {
+package struct URLTemplate: Sendable {
     /// What a placeholder stands for.
     package enum Placeholder: Sendable, Hashable {
         /// The context's ID, whatever its kind.
@@ -56,11 +56,6 @@ package struct URLTemplate: Sendable, Hashable {
         }
     }
 
-    /// Throws `invalidConfiguration` when a context of `kind` can never fill a placeholder.
-    package func check(for kind: AuthorizationScope.Kind) throws(FleetAuthError) {
-        try check(forAnyOf: [kind])
-    }
-
     /// Throws `invalidConfiguration` when a placeholder names an ID of a kind none of
     /// `kinds` is (empty: any kind).
     package func check(forAnyOf kinds: [AuthorizationScope.Kind]) throws(FleetAuthError) {
@@ -85,7 +80,7 @@ package struct URLTemplate: Sendable, Hashable {
 
     /// The URL text for `scope`, every placeholder replaced by its percent-encoded ID.
     package func resolved(for scope: AuthorizationScope) throws(FleetAuthError) -> String {
-        try check(for: scope.kind)
+        try check(forAnyOf: [scope.kind])
         var result = text
         for (spelling, meaning) in placeholders {
             let value: String
@@ -128,7 +123,4 @@ package struct URLTemplate: Sendable, Hashable {
     private static func error(_ message: String) -> FleetAuthError {
         FleetAuthError(reason: .invalidConfiguration, message: message)
     }
-
-    package static func == (lhs: URLTemplate, rhs: URLTemplate) -> Bool { lhs.text == rhs.text }
-    package func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

@@ -74,14 +74,10 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         self.kind = kind
         self.id = Self.normalized(id)
         self.taskID = taskID.map(Self.normalized)
-        idHash = Self.normalizedHash(self.id, self.taskID)
-    }
-
-    private static func normalizedHash(_ id: String, _ taskID: String?) -> Int {
         var hasher = Hasher()
-        hasher.combine(id)
-        hasher.combine(taskID)
-        return hasher.finalize()
+        hasher.combine(self.id)
+        hasher.combine(self.taskID)
+        idHash = hasher.finalize()
     }
 
     /// Feeds the hash computed when the scope was made.

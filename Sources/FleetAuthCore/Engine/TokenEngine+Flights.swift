@@ -144,7 +144,12 @@ extension TokenEngine {
             guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
             state.flights[scope] = nil
             if case .success(let token) = result, state.rejected[scope]?.contains(token.value) == true {
-                result = .failure(FleetAuthError.reissued(scope: scope))
+                result = .failure(
+                    FleetAuthError(
+                        reason: .rejectedTokenReissued,
+                        message:
+                            "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again.",
+                        scope: scope))
             }
             switch result {
             case .success(let token):

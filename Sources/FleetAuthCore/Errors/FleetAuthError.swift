@@ -195,14 +195,3 @@ extension FleetAuthError: LocalizedError {
     /// Same as ``description``.
     public var errorDescription: String? { description }
 }
-
-extension FleetAuthError {
-    /// The error for a fetch that returned a value the fleet service had rejected.
-    package static func reissued(scope: AuthorizationScope) -> FleetAuthError {
-        FleetAuthError(
-            reason: .rejectedTokenReissued,
-            message:
-                "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again.",
-            scope: scope)
-    }
-}

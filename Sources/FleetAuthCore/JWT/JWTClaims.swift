@@ -12,7 +12,7 @@ package struct JWTClaims: Sendable, Equatable {
     /// `sub`: usually the same service account.
     package var subject: String?
     /// `aud`: one or more audiences.
-    package var audience: [String]
+    package var audience: [String] = []
     /// `iat`: when the token was issued, by the issuer's clock.
     package var issuedAt: Date?
     /// `exp`: when the token expires, by the issuer's clock.
@@ -21,19 +21,8 @@ package struct JWTClaims: Sendable, Equatable {
     /// IDs it names. A single string becomes a one-element list.
     package var authorization: [String: [String]]
 
-    /// Creates claims; used by tests and by token backends.
-    package init(
-        algorithm: String? = nil, keyID: String? = nil, issuer: String? = nil, subject: String? = nil,
-        audience: [String] = [], issuedAt: Date? = nil, expiresAt: Date? = nil,
-        authorization: [String: [String]] = [:]
-    ) {
-        self.algorithm = algorithm
-        self.keyID = keyID
-        self.issuer = issuer
-        self.subject = subject
-        self.audience = audience
-        self.issuedAt = issuedAt
-        self.expiresAt = expiresAt
+    /// Claims with only an `authorization` claim, for tests of coverage.
+    package init(authorization: [String: [String]] = [:]) {
         self.authorization = authorization
     }
 

@@ -43,11 +43,8 @@ public struct TokenEventLogger: Sendable {
     public func log(_ event: TokenEvent) {
         let level = event.level
         guard level >= minimumLevel else { return }
-        write(level, line(for: event))
+        write(level, "\(level) fleetauth: \(event)")
     }
-
-    /// The line written for `event`: `info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d …`.
-    package func line(for event: TokenEvent) -> String { "\(event.level) fleetauth: \(event)" }
 
     /// Writes `line` and a newline to standard error in one call, so threads do not interleave.
     package static func writeToStandardError(_ level: TokenEventLevel, _ line: String) {

@@ -24,36 +24,28 @@ package enum ProviderBridge {
     package static func await(
         _ start: (@escaping AuthTokenFetchCompletionHandler) -> Void
     ) async throws -> String {
-        let pending = LockedState<CheckedContinuation<String, any Error>?>(nil)
-        let cancelled = LockedState(false)
+        // The waiting continuation, until whoever comes first (completion or cancellation)
+        // takes it; `cancelled` once the task is cancelled, so a wait that begins after it ends at once.
+        let pending = LockedState<(continuation: CheckedContinuation<String, any Error>?, cancelled: Bool)>(
+            (nil, false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-                let alreadyCancelled = cancelled.withLock { cancelled in
-                    if !cancelled { pending.withLock { $0 = continuation } }
-                    return cancelled
+                let cancelled = pending.withLock { pending in
+                    if !pending.cancelled { pending.continuation = continuation }
+                    return pending.cancelled
                 }
-                if alreadyCancelled {
-                    continuation.resume(throwing: CancellationError())
-                    return
-                }
+                if cancelled { return continuation.resume(throwing: CancellationError()) }
                 start { token, error in
-                    guard let continuation = take(pending) else { return }
+                    guard let continuation = pending.withLock({ $0.continuation.take() }) else { return }
                     resume(continuation, token: token, error: error)
                 }
             }
         } onCancel: {
-            cancelled.withLock { $0 = true }
-            take(pending)?.resume(throwing: CancellationError())
-        }
-    }
-
-    /// The waiting continuation, if still there, leaving none: whoever takes it resumes it.
-    private static func take(
-        _ pending: LockedState<CheckedContinuation<String, any Error>?>
-    ) -> CheckedContinuation<String, any Error>? {
-        pending.withLock { pending in
-            defer { pending = nil }
-            return pending
+            let continuation = pending.withLock { pending in
+                pending.cancelled = true
+                return pending.continuation.take()
+            }
+            continuation?.resume(throwing: CancellationError())
         }
     }
 

@@ -73,15 +73,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// unknown.
     package var issuerClockOffset: TimeInterval { storage.issuerClockOffset }
 
-    /// A sentence for a 401 or 403 about a token whose backend's clock disagreed with the
-    /// device's by more than `tolerance`; `nil` otherwise.
-    package func clockDisagreement(tolerance: TimeInterval = 60) -> String? {
-        let offset = issuerClockOffset
-        guard abs(offset) > tolerance else { return nil }
-        return
-            "When this token arrived the backend's clock was \(SpokenDuration.describe(offset)) \(offset > 0 ? "ahead of" : "behind") this device's, and the fleet service judges `iat` and `exp` by true time: if this device's clock is right, the backend's clock may be off by \(SpokenDuration.describe(offset))."
-    }
-
     /// The life left: on the monotonic clock of the provider that fetched the token when
     /// there is one (whatever clock the caller holds), else by wall time against
     /// `wallNow`.

@@ -10,9 +10,14 @@ extension AuthorizedCaller {
         return max(0, token.lifetime - token.remainingLife(wallNow: clock.now()))
     }
 
-    /// A closing sentence when the token's backend's clock disagreed with the device's.
+    /// A closing sentence for a 401 or 403 when the token's backend's clock disagreed with
+    /// the device's by more than a minute: the fleet service judges `iat` and `exp` by true time.
     static func clockNote(_ token: AuthToken) -> String {
-        token.clockDisagreement().map { " " + $0 } ?? ""
+        let offset = token.issuerClockOffset
+        guard abs(offset) > 60 else { return "" }
+        let spoken = SpokenDuration.describe(offset)
+        return
+            " When this token arrived the backend's clock was \(spoken) \(offset > 0 ? "ahead of" : "behind") this device's, and the fleet service judges `iat` and `exp` by true time: if this device's clock is right, the backend's clock may be off by \(spoken)."
     }
 
     /// `PUT /v1/providers/p/vehicles/v-42`: the method and path, never query values.

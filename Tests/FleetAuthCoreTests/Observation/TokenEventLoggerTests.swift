@@ -48,9 +48,11 @@ struct TokenEventLoggerTests {
     }
 
     @Test func lineNamesTheLevelTheTagAndTheEvent() {
-        let line = TokenEventLogger().line(
-            for: TokenEvent(.fetchSucceeded(v42, fingerprint: "tok_1a2b3c4d", duration: 0.18, expiresIn: 3600)))
-        #expect(line == "info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d in 0.180 s, expires in 3600 s")
+        let lines = Lines()
+        logger(.info, into: lines).log(
+            TokenEvent(.fetchSucceeded(v42, fingerprint: "tok_1a2b3c4d", duration: 0.18, expiresIn: 3600)))
+        #expect(
+            lines.texts == ["info fleetauth: fetchSucceeded vehicle v-42 tok_1a2b3c4d in 0.180 s, expires in 3600 s"])
     }
 
     @Test func eventsBelowTheMinimumLevelAreNotWritten() {
