@@ -174,7 +174,7 @@ package struct TokenResponseParser: Sendable {
             guard let text = String(data: response.body, encoding: .utf8) else {
                 throw malformed("The body is not UTF-8 text", response)
             }
-            let token = String(text.trimmingWhitespace())
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty else { throw malformed("The body is empty; it should hold the JWT", response) }
             return (token, nil)
         case .json(let tokenKey, let expiry):
@@ -192,7 +192,7 @@ package struct TokenResponseParser: Sendable {
             guard let token = rawToken as? String else {
                 throw malformed("`\(tokenKey)` is \(Self.jsonTypeName(rawToken)), not a string", response)
             }
-            guard !token.trimmingWhitespace().isEmpty else {
+            guard !token.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw malformed("`\(tokenKey)` is empty or blank", response)
             }
             guard let expiry else { return (token, nil) }
@@ -255,9 +255,11 @@ package struct TokenResponseParser: Sendable {
 
     /// `Retry-After` in seconds, from delta-seconds or an HTTP date.
     package static func retryAfter(_ response: TransportResponse) -> TimeInterval? {
-        guard let raw = response.header("Retry-After")?.trimmingWhitespace(), !raw.isEmpty else { return nil }
+        guard let raw = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else {
+            return nil
+        }
         if let seconds = Double(raw), seconds.isFinite, seconds >= 0 { return min(seconds, 86_400) }
-        guard let date = HTTPDate.parse(String(raw)), let now = serverDate(response) else { return nil }
+        guard let date = HTTPDate.parse(raw), let now = serverDate(response) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
 }

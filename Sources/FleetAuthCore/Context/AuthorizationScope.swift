@@ -148,7 +148,7 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
                 "has \(value.count) characters; the fleet service accepts at most 64"
             } else if let forbidden {
                 "contains `\(forbidden)`; the fleet service accepts none of / : ? , # in IDs"
-            } else if value.trimmingWhitespace() != value {
+            } else if value.trimmingCharacters(in: .whitespacesAndNewlines) != value {
                 "has leading or trailing whitespace"
             } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 "contains control characters"
@@ -159,15 +159,5 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
                 message: "The \(field) \(problem); pass the ID exactly as the fleet service knows it.",
                 scope: scope)
         }
-    }
-}
-
-extension String {
-    /// The string without leading and trailing spaces, tabs and newlines.
-    package func trimmingWhitespace() -> Substring {
-        var slice = self[...]
-        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
-        return slice
     }
 }

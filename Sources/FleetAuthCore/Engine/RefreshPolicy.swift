@@ -88,11 +88,6 @@ public struct RefreshPolicy: Sendable, Hashable {
         self.spreadsRefreshes = spreadsRefreshes
     }
 
-    /// The contract to the letter: a token is never handed out with less than
-    /// `minimumRemainingLifetime` left, outage or not. Refreshing still starts early
-    /// enough to retry through an outage of `outageTolerance` before that margin.
-    package static let strict = RefreshPolicy(servesDuringOutages: false)
-
     /// What an adaptive window leaves beyond the minimum remaining lifetime and the gap
     /// between lookups: `latencyMultiplier` × `slowestFetch`, one retry's backoff, and
     /// `randomUnit` (in `0...1`) of `refreshJitter`. Infinite when the window does not

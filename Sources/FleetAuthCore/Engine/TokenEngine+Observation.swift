@@ -81,11 +81,9 @@ extension TokenEngine {
     /// Fetches tokens for `scopes` that have none fresh, through the same single flight as
     /// every caller, and returns the errors of those that failed.
     package func prefetch(_ scopes: [AuthorizationScope]) async -> [FleetAuthError] {
-        var seen = Set<AuthorizationScope>()
         let now = clock.uptime()
-        let needed = scopes.filter { scope in
-            guard seen.insert(scope).inserted else { return false }
-            return state.withLock { $0.cache.peek(scope)?.freshness(at: now) } != .fresh
+        let needed = Set(scopes).filter { scope in
+            state.withLock { $0.cache.peek(scope)?.freshness(at: now) } != .fresh
         }
         return await withTaskGroup(of: FleetAuthError?.self) { group in
             for scope in needed {

@@ -29,16 +29,6 @@ package struct TokenFetcher: Sendable {
         self.randomUnit = randomUnit
     }
 
-    /// A validated token for `scope`, or the error of the last attempt: transient failures
-    /// are retried within the retry policy's attempts and deadline.
-    package func fetch(_ scope: AuthorizationScope) async -> Result<AuthToken, FleetAuthError> {
-        let deadline = clock.uptime() + retry.deadline
-        let attempts = retry.maximumAttempts
-        return await fetch(scope, deadline: { deadline }) { _, attempt, retryAt in
-            attempt < attempts && retryAt < deadline
-        }
-    }
-
     /// A validated token for `scope`, or the error of the last attempt. Attempts are numbered
     /// from `firstAttempt` (the backoff grows with the number); `deadline` (asked as each
     /// attempt starts) bounds the attempt's timeout; after a transient failure

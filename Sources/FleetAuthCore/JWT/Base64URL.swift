@@ -1,15 +1,8 @@
 package import Foundation
 
-/// Base64url without padding (RFC 4648 §5), as JWTs use it. Shared by FleetAuth's modules.
+/// Base64url without padding (RFC 4648 §5), as JWTs use it; the in-memory backend adds the
+/// encoding it mints with.
 package enum Base64URL {
-    /// Encodes bytes as unpadded base64url.
-    package static func encode(_ data: Data) -> String {
-        var text = data.base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
-    }
-
     /// Decodes unpadded or padded base64url; `nil` for anything else, such as the `+` and `/`
     /// of plain base64, or padding that is not at the end of a full group.
     package static func decode(_ text: Substring) -> Data? {

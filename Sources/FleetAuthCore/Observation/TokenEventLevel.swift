@@ -1,9 +1,5 @@
-/// How much a ``TokenEvent`` matters, for filtering what gets logged.
-///
-/// Events that happen on every lookup (a token served from the cache, a failure replayed
-/// during a cooldown) are ``debug``; fetches that delivered a token and invalidations are
-/// ``info``; a failed attempt that will be retried and a token served degraded during an
-/// outage are ``warning``s; a fetch that gave up is an ``error``.
+/// How much a ``TokenEvent`` matters, for filtering what gets logged: what happens at every
+/// lookup is ``debug``, so the usual ``info`` logs a line per fetch.
 public enum TokenEventLevel: Sendable, Comparable, CaseIterable {
     /// Per-lookup detail: served fresh or stale, failures replayed, fetches and refreshes starting.
     case debug

@@ -66,9 +66,7 @@ public struct TokenState: Sendable, CustomStringConvertible {
     public var description: String {
         var text = "\(scope) \(phase)"
         if let tokenFingerprint { text += " \(tokenFingerprint)" }
-        if let expiresAt, expiresAt != .distantFuture {
-            text += " until \(ISO8601DateFormatter().string(from: expiresAt))"
-        }
+        if let expiresAt, expiresAt != .distantFuture { text += " until \(HTTPDate.iso8601(expiresAt))" }
         if let error { text += ": \(error.reason)" + (error.status.map { " HTTP \($0)" } ?? "") }
         return text
     }

@@ -101,7 +101,7 @@ package enum FleetAuthCommand {
                     throw UsageError(message: "--header takes 'Name: value'")
                 }
                 headers[String(header[..<colon])] = String(
-                    String(header[header.index(after: colon)...]).trimmingWhitespace())
+                    header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
             case "--format":
                 let name = try value(flag)
                 guard let preset = TokenResponseFormat.preset(named: name) else {

@@ -70,7 +70,7 @@ extension EndpointChecker {
 
     func checkContentType(_ response: TransportResponse, into findings: inout [Finding]) {
         let type = response.header("Content-Type")?.split(separator: ";").first.map {
-            String(String($0).trimmingWhitespace()).lowercased()
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
         guard let type else {
             findings.append(Finding("content-type", .warning, "none", fix: "send Content-Type: application/json"))

@@ -107,7 +107,7 @@ struct OutageTests {
     @Test func strictPolicyNeverServesBelowTheContractMargin() async throws {
         let refresh = try await Self.refreshMoment()
         var simulation = OutageSimulation()
-        simulation.refresh = .strict
+        simulation.refresh = RefreshPolicy(servesDuringOutages: false)
         simulation.refresh.spreadsRefreshes = false
         let outage = (refresh - 1)..<(refresh + 299)
         let outcome = try await simulation.run(outage: outage, until: outage.upperBound + 60)

@@ -3,6 +3,17 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
+extension TokenFetcher {
+    /// A fetch on its own, as the engine's first waiter would run it: transient failures are
+    /// retried within the retry policy's attempts and deadline.
+    func fetch(_ scope: AuthorizationScope) async -> Result<AuthToken, FleetAuthError> {
+        let deadline = clock.uptime() + retry.deadline
+        return await fetch(scope, deadline: { deadline }) { _, attempt, retryAt in
+            attempt < retry.maximumAttempts && retryAt < deadline
+        }
+    }
+}
+
 @Suite("Token fetcher: attempts, timeouts, retries")
 struct TokenFetcherTests {
     let clock = ManualWallClock()
