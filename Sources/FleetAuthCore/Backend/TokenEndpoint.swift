@@ -15,24 +15,15 @@ public import Foundation
 /// )
 /// ```
 public struct TokenEndpoint: Sendable {
-    /// The endpoint URL, with or without a placeholder for the ID (see the initializer).
+    // Set through the initializer, which documents them.
     package var url: String
-    /// `GET` (the default) or `POST`, which also sends the IDs as a JSON body.
     package var method: String
-    /// The query item that names the ID when the URL has no placeholder; `nil`: by kind.
     package var idQueryName: String?
-    /// The query item that names a delivery task's ID.
     package var taskQueryName: String
-    /// How to read the answer.
     package var format: TokenResponseFormat
-    /// Extra headers per request, usually the app's own login credential: called for every
-    /// fetch, so it can return a freshly refreshed credential.
     package var headers: @Sendable (AuthorizationScope) async throws -> [String: String]
-    /// Seconds one request may take.
     package var timeout: TimeInterval
-    /// The largest body accepted, in bytes.
     package var maximumResponseBytes: Int
-    /// Allows plain `http` to hosts other than loopback.
     package var allowsInsecureHTTP: Bool
 
     /// Creates an endpoint description.

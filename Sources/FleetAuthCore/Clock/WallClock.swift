@@ -7,21 +7,9 @@ public import Foundation
 /// `exp` to the moment a token arrives. Everything after that — expiry, staleness,
 /// cooldowns, retries and timeouts — runs on ``uptime()``, which keeps counting while the
 /// device sleeps and does not move when someone sets the clock. Production code uses
-/// the system clock (the default wherever a clock is asked for); tests inject a manual clock (`ManualWallClock` in
-/// `FleetAuthInMemory`) and advance it by hand.
-///
-/// ```swift
-/// import FleetAuthCore
-/// import Foundation
-///
-/// struct FixedOffsetClock: WallClock {
-///     var offset: TimeInterval
-///     func now() -> Date { Date().addingTimeInterval(offset) }
-///     func sleep(for duration: TimeInterval) async throws {
-///         try await Task.sleep(nanoseconds: UInt64(max(0, duration) * 1e9))
-///     }
-/// }
-/// ```
+/// ``SystemWallClock`` (the default wherever a clock is asked for); tests inject a manual
+/// clock (`ManualWallClock` in `FleetAuthInMemory`) and advance it by hand. A clock of your
+/// own implements ``now()``, ``sleep(for:)`` and, to be monotonic, ``uptime()``.
 public protocol WallClock: Sendable {
     /// The current wall-clock time.
     func now() -> Date

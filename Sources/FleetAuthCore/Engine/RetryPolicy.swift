@@ -10,6 +10,7 @@ public import Foundation
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per fetch, the first included. Default 4.
     public package(set) var maximumAttempts: Int
+    // The backoff's shape: set through the initializer, which documents it.
     package var initialBackoff: TimeInterval
     package var multiplier: Double
     package var maximumBackoff: TimeInterval

@@ -1,9 +1,9 @@
 package import Foundation
 
-/// The engine's token cache: a dictionary bounded by CLOCK (second-chance) eviction. A hit
-/// marks its entry used; a full cache walks a hand over the entries in the order they were
-/// stored, clearing marks, and evicts the first unmarked one. It has no lock of its own:
-/// it lives in ``TokenEngineState``, behind the engine's.
+/// The engine's token cache: a dictionary that, when full, evicts the scope used least
+/// recently. Finding it takes a walk over the entries, paid only by a store into a full
+/// cache (a fetch), never by a lookup. It has no lock of its own: it lives in
+/// ``TokenEngineState``, behind the engine's.
 package struct TokenCache {
     /// A cached token with the moments (uptimes) it turns stale, expiring and unusable. From
     /// ``watchFrom`` on, lookups are recorded and ``staleAt`` moves to the latest moment that
@@ -27,8 +27,8 @@ package struct TokenCache {
         /// The latest moment the refresh may start, when spread (uptime).
         private var refreshBy = TimeInterval.infinity
 
-        /// Creates an entry; `allowance` is what the window leaves for fetching (infinite for
-        /// the full window), `lookupInterval` what the scope's previous token learned.
+        /// `allowance`: what the window leaves for fetching (infinite: the full window);
+        /// `lookupInterval`: what the scope's previous token learned.
         package init(
             token: AuthToken, policy: RefreshPolicy, allowance: TimeInterval = .infinity,
             lookupInterval: TimeInterval = 0
@@ -57,9 +57,8 @@ package struct TokenCache {
             now < staleAt ? .fresh : now < expiringAt ? .stale : .expiring
         }
 
-        /// Records a lookup at uptime `now` if it falls inside the full refresh window.
-        package mutating func recordLookup(at now: TimeInterval) {
-            guard now >= watchFrom else { return }
+        /// Records a lookup at uptime `now`, inside the full refresh window.
+        mutating func recordLookup(at now: TimeInterval) {
             if let lastLookup, now > lastLookup {
                 lookupInterval = max(now - lastLookup, lookupInterval * 0.9)
             }
@@ -74,27 +73,17 @@ package struct TokenCache {
         }
     }
 
-    /// One cached scope: its entry, its mark, and its place on the hand's ring.
+    /// One cached scope: its entry, and when it was last stored or used.
     private struct Slot {
         var entry: Entry
-        var used = false
-        let position: Int
-
-        /// Marks the slot used, records the lookup, and says what the token is worth now.
-        mutating func use(at now: TimeInterval) -> (AuthToken, RefreshPolicy.Freshness, Bool) {
-            used = true
-            if now >= entry.watchFrom { entry.recordLookup(at: now) }
-            return (entry.token, entry.freshness(at: now), now < entry.floorAt)
-        }
+        var lastUsed: UInt64
     }
 
     /// The most entries kept.
     package let capacity: Int
     private var slots: [AuthorizationScope: Slot] = [:]
-    /// The scopes in the order the hand walks; `nil` where one was removed.
-    private var ring: [AuthorizationScope?] = []
-    private var freePositions: [Int] = []
-    private var hand = 0
+    /// Counts stores and uses: the order of ``Slot/lastUsed``.
+    private var tick: UInt64 = 0
 
     /// Creates an empty cache holding at most `capacity` entries (at least one).
     package init(capacity: Int) {
@@ -113,7 +102,11 @@ package struct TokenCache {
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
         guard let index = slots.index(forKey: scope) else { return nil }
-        return slots.values[index].use(at: now)
+        tick &+= 1
+        slots.values[index].lastUsed = tick
+        if now >= slots.values[index].entry.watchFrom { slots.values[index].entry.recordLookup(at: now) }
+        let entry = slots.values[index].entry
+        return (entry.token, entry.freshness(at: now), now < entry.floorAt)
     }
 
     /// The entry for `scope`, without marking it as used.
@@ -124,25 +117,13 @@ package struct TokenCache {
     /// Stores `entry` for `scope`, replacing any earlier one.
     /// - Returns: the scope evicted to make room, if any.
     package mutating func store(_ entry: Entry, for scope: AuthorizationScope) -> AuthorizationScope? {
-        if slots[scope] != nil {
-            slots[scope]?.entry = entry
-            return nil
-        }
         var evicted: AuthorizationScope?
-        if slots.count >= capacity {
-            let victim = nextVictim()
-            remove(victim)
-            evicted = victim
+        if slots[scope] == nil, slots.count >= capacity {
+            evicted = slots.min { $0.value.lastUsed < $1.value.lastUsed }?.key
+            if let evicted { slots[evicted] = nil }
         }
-        let position: Int
-        if let free = freePositions.popLast() {
-            position = free
-            ring[position] = scope
-        } else {
-            position = ring.count
-            ring.append(scope)
-        }
-        slots[scope] = Slot(entry: entry, position: position)
+        tick &+= 1
+        slots[scope] = Slot(entry: entry, lastUsed: tick)
         return evicted
     }
 
@@ -150,30 +131,11 @@ package struct TokenCache {
     /// - Returns: the removed entry, if there was one.
     @discardableResult
     package mutating func remove(_ scope: AuthorizationScope) -> Entry? {
-        guard let slot = slots.removeValue(forKey: scope) else { return nil }
-        ring[slot.position] = nil
-        freePositions.append(slot.position)
-        return slot.entry
+        slots.removeValue(forKey: scope)?.entry
     }
 
     /// Removes every entry.
     package mutating func removeAll() {
         slots.removeAll()
-        ring.removeAll()
-        freePositions.removeAll()
-        hand = 0
-    }
-
-    /// The first scope the hand finds unmarked, clearing the marks it passes.
-    private mutating func nextVictim() -> AuthorizationScope {
-        while true {
-            defer { hand = (hand + 1) % ring.count }
-            guard let scope = ring[hand] else { continue }
-            if slots[scope]?.used == true {
-                slots[scope]?.used = false
-            } else {
-                return scope
-            }
-        }
     }
 }

@@ -5,11 +5,15 @@ import Foundation
 /// the fleet service rejected, the running fetch tasks, and the counters behind
 /// ``TokenStatistics``.
 struct TokenEngineState {
-    /// A caller waiting for a fetch, with the simulated clock's work unit it parked (if any).
-    struct Waiter {
-        let continuation: CheckedContinuation<AuthToken, any Error>
+    /// A caller parked until the engine resumes it, with the simulated clock's work unit it
+    /// parked (if any): one waiting for a fetch (a ``Waiter``), or for a condition of
+    /// `waitUntilIdle()` or `waitUntilCallersAnswered()` (a ``ConditionWaiter``).
+    struct Parked<Value, Failure: Error> {
+        let continuation: CheckedContinuation<Value, Failure>
         let work: UInt64?
     }
+    typealias Waiter = Parked<AuthToken, any Error>
+    typealias ConditionWaiter = Parked<Void, Never>
 
     /// One fetch in flight for a scope, owned by the task that runs it.
     struct Flight {
@@ -81,13 +85,6 @@ struct TokenEngineState {
     var hits = 0
     var waits = 0
     var degraded = 0
-    /// A caller of `waitUntilIdle()` or `waitUntilCallersAnswered()`, with the simulated
-    /// clock's work unit it parked (if any).
-    struct ConditionWaiter {
-        let continuation: CheckedContinuation<Void, Never>
-        let work: UInt64?
-    }
-
     /// Fetch tasks started and not yet finished, and the callers of `waitUntilIdle()`.
     var runningTasks = 0
     var idleWaiters: [ConditionWaiter] = []

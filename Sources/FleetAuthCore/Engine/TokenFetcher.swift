@@ -40,7 +40,11 @@ package struct TokenFetcher: Sendable {
         let start = clock.uptime()
         return await retrying(scope, firstAttempt: firstAttempt, deadline: deadline, shouldRetry: shouldRetry) {
             attemptDeadline in
-            await attemptOnce(scope, deadline: attemptDeadline)
+            await sendOnce(scope, deadline: attemptDeadline).flatMap { response in
+                Result { () throws(FleetAuthError) -> AuthToken in
+                    try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
+                }
+            }
         } succeeded: { token, finished in
             emit(
                 .fetchSucceeded(
@@ -52,7 +56,7 @@ package struct TokenFetcher: Sendable {
         }
     }
 
-    /// The final answer to the request ``fetch(_:)`` would make, with the same timeouts and
+    /// The final answer to the request a fetch would make, with the same timeouts and
     /// retries, without reading the body: for the endpoint checker, which judges it part by part.
     package func exchange(_ scope: AuthorizationScope) async -> Result<TransportResponse, FleetAuthError> {
         let deadline = clock.uptime() + retry.deadline
@@ -103,17 +107,6 @@ package struct TokenFetcher: Sendable {
                     return .failure(Self.cancelled(scope))
                 }
                 attempt += 1
-            }
-        }
-    }
-
-    /// One request, its answer validated as a token.
-    private func attemptOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
-        -> Result<AuthToken, FleetAuthError>
-    {
-        await sendOnce(scope, deadline: deadline).flatMap { response in
-            Result { () throws(FleetAuthError) -> AuthToken in
-                try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
             }
         }
     }

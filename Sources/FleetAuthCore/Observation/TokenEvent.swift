@@ -44,38 +44,25 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
 
     package init(_ detail: Detail) { self.detail = detail }
 
-    /// Every event the engine emits.
+    /// Every event the engine emits: the cases of ``Kind``, documented there, with what each
+    /// carries. A failed attempt is one case, `fetchFailed`, whose kind is `fetchRetried` when
+    /// `retryIn` is set, else `rejected` or `fetchFailed` by its error; `invalidatedAll` is
+    /// `signedOut`. `servedDegraded`'s
+    /// `reason` is the last attempt's error; `clockDisagreement`'s `offset` is positive when
+    /// the backend's clock is ahead; `invalidated`'s `dropped` says whether the token was
+    /// still the cached one.
     package enum Detail: Sendable, CustomStringConvertible {
-        /// A fetch attempt started (`attempt` counts from 1).
         case fetchStarted(AuthorizationScope, attempt: Int)
-        /// A fetch delivered a token after `duration` seconds.
         case fetchSucceeded(AuthorizationScope, fingerprint: String, duration: TimeInterval, expiresIn: TimeInterval)
-        /// A fetch attempt failed after `duration` seconds; `retryIn` is set when another
-        /// attempt follows.
         case fetchFailed(AuthorizationScope, error: FleetAuthError, duration: TimeInterval, retryIn: TimeInterval?)
-        /// A fresh cached token was returned.
         case servedFresh(AuthorizationScope, fingerprint: String)
-        /// A caller got the error of a fetch that failed moments ago, replayed during the
-        /// scope's cooldown without a request.
         case failureReplayed(AuthorizationScope, error: FleetAuthError)
-        /// A stale cached token was returned while a refresh runs.
         case servedStale(AuthorizationScope, fingerprint: String)
-        /// A cached token was returned *degraded*, with `remaining` seconds of life: below the
-        /// contract's minimum remaining lifetime, above the outage floor, because the backend
-        /// fails for a transient reason (`reason`, the last attempt's error).
         case servedDegraded(AuthorizationScope, fingerprint: String, remaining: TimeInterval, reason: FleetAuthError)
-        /// A token arrived from a backend whose clock disagreed with the device's by `offset`
-        /// seconds (positive: the backend ahead), beyond the refresh policy's expiry tolerance.
-        /// The token is kept, its life read off the backend's clock; if the fleet service
-        /// refuses it, the backend's clock is the likely cause.
         case clockDisagreement(AuthorizationScope, fingerprint: String, offset: TimeInterval)
-        /// A background refresh started for a stale token.
         case refreshScheduled(AuthorizationScope)
-        /// `invalidate` ran; `dropped` says whether the token was still the cached one.
         case invalidated(AuthorizationScope, fingerprint: String, dropped: Bool)
-        /// `invalidateAll()` ran: every token and fetch was dropped.
         case invalidatedAll
-        /// The cache was full and dropped the least recently used scope.
         case evicted(AuthorizationScope)
 
         /// One line, without token values.

@@ -41,7 +41,9 @@ extension TokenEvent {
         public static let invalidated = Kind("invalidated")
         /// Every token and fetch was dropped (`invalidateAll()`, a sign-out).
         public static let signedOut = Kind("signedOut")
-        /// The backend's clock disagreed with the device's beyond the expiry tolerance.
+        /// The backend's clock disagreed with the device's beyond the expiry tolerance. The token
+        /// is kept, its life read off the backend's clock; if the fleet service refuses it, the
+        /// backend's clock is the likely cause.
         public static let clockDisagreement = Kind("clockDisagreement")
         /// A full cache dropped the scope used least recently.
         public static let evicted = Kind("evicted")

@@ -30,8 +30,8 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     ///   - retry: Retries, deadline and cooldown.
     ///   - rules: The audience a token must name, the fleet flavor, and whether wildcard
     ///     tokens may be used.
-    ///   - cacheCapacity: The most contexts kept in the cache (default 1,024); one not used
-    ///     since the last sweep is dropped. Keep it above the number served at once.
+    ///   - cacheCapacity: The most contexts kept in the cache (default 1,024); the one used
+    ///     least recently is dropped. Keep it above the number served at once.
     ///   - observer: Receives each ``TokenEvent``, for logs and metrics; `nil` for none.
     /// - Throws: ``FleetAuthError`` with code `invalidConfiguration`, naming the setting to fix.
     public convenience init(

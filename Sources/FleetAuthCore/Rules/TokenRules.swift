@@ -13,6 +13,7 @@ public struct TokenRules: Sendable, Hashable {
     /// The audience the fleet service requires: `https://fleetengine.googleapis.com/`.
     public static let fleetServiceAudience = "https://fleetengine.googleapis.com/"
 
+    // Set through the initializer, which documents them.
     package var expectedAudience: String?
     package var allowsWildcard: Bool
     package var fleet: FleetFlavor

@@ -2,7 +2,7 @@ import FleetAuthCore
 import Foundation
 import Testing
 
-@Suite("Token cache: entries and CLOCK eviction")
+@Suite("Token cache: entries and least-recently-used eviction")
 struct TokenCacheTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let uptime = now.timeIntervalSince1970
@@ -23,28 +23,19 @@ struct TokenCacheTests {
         #expect(cache.peek(.vehicle("b")) == nil)
     }
 
-    @Test func aFullCacheEvictsAnEntryNotUsedSinceTheHandLastPassed() {
+    @Test func aFullCacheEvictsTheEntryUsedLeastRecently() {
         var cache = TokenCache(capacity: 3)
         for id in ["a", "b", "c"] { _ = cache.store(Self.entry(id), for: .vehicle(id)) }
         _ = cache.use(.vehicle("a"), at: Self.uptime)
         _ = cache.use(.vehicle("c"), at: Self.uptime)
-        // a and c get a second chance; b was never used since it was stored.
+        // b was stored after a but not used since: it goes first, then a, whose use came before c's.
         #expect(cache.store(Self.entry("d"), for: .vehicle("d")) == .vehicle("b"))
         #expect(cache.count == 3)
-        // The hand cleared a's bit on its way and a was not used again: it goes next,
-        // while c spends its second chance.
         #expect(cache.store(Self.entry("e"), for: .vehicle("e")) == .vehicle("a"))
-        #expect(cache.peek(.vehicle("c")) != nil)
-    }
-
-    @Test func whenEveryEntryWasUsedTheHandClearsThemAndEvictsTheFirst() {
-        var cache = TokenCache(capacity: 2)
-        for id in ["a", "b"] {
-            _ = cache.store(Self.entry(id), for: .vehicle(id))
-            _ = cache.use(.vehicle(id), at: Self.uptime)
-        }
-        #expect(cache.store(Self.entry("c"), for: .vehicle("c")) == .vehicle("a"))
-        #expect(Set(["b", "c"].filter { cache.peek(.vehicle($0)) != nil }) == ["b", "c"])
+        // Replacing an entry counts as a use and evicts nothing.
+        #expect(cache.store(Self.entry("c", lifetime: 1800), for: .vehicle("c")) == nil)
+        #expect(cache.store(Self.entry("f"), for: .vehicle("f")) == .vehicle("d"))
+        #expect(Set(cache.scopes) == [.vehicle("c"), .vehicle("e"), .vehicle("f")])
     }
 
     @Test func aRemovedEntryFreesItsSlotForTheNextStore() {
