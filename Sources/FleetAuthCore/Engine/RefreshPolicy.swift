@@ -60,8 +60,8 @@ public struct RefreshPolicy: Sendable, Hashable {
     ///     token that ran out, the end of an outage) has its first refresh moved to a random point
     ///     between now and its normal refresh moment (default `true`), so that a fleet that starts
     ///     together refreshes spread out; later refreshes keep that phase. A refresh only moves
-    ///     earlier, so `outageTolerance` holds. <doc:BadDays> has the figures: the busiest
-    ///     minute of 10,000 vehicles started together is 1.15 times the mean with it, 55 without.
+    ///     earlier, so `outageTolerance` holds. With it the busiest minute of 10,000 vehicles
+    ///     started together is 1.15 times the mean, without it 55 times.
     public init(
         minimumRemainingLifetime: TimeInterval = 300, refreshWindow: TimeInterval = 600,
         maximumLifetime: TimeInterval = 3600, minimumLifetime: TimeInterval = 30, expiryTolerance: TimeInterval = 60,
