@@ -77,6 +77,15 @@ package struct TokenCache {
     private struct Slot {
         var entry: Entry
         var lastUsed: UInt64
+
+        /// Marks the slot used at `tick`, records the lookup, and says what the token is worth
+        /// now, all in place (copying the entry out of the dictionary measured 250 more
+        /// instructions per lookup).
+        mutating func use(at now: TimeInterval, tick: UInt64) -> (AuthToken, RefreshPolicy.Freshness, Bool) {
+            lastUsed = tick
+            if now >= entry.watchFrom { entry.recordLookup(at: now) }
+            return (entry.token, entry.freshness(at: now), now < entry.floorAt)
+        }
     }
 
     /// The most entries kept.
@@ -103,10 +112,7 @@ package struct TokenCache {
     {
         guard let index = slots.index(forKey: scope) else { return nil }
         tick &+= 1
-        slots.values[index].lastUsed = tick
-        if now >= slots.values[index].entry.watchFrom { slots.values[index].entry.recordLookup(at: now) }
-        let entry = slots.values[index].entry
-        return (entry.token, entry.freshness(at: now), now < entry.floorAt)
+        return slots.values[index].use(at: now, tick: tick)
     }
 
     /// The entry for `scope`, without marking it as used.
