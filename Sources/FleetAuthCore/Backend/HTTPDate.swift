@@ -37,9 +37,7 @@ package enum HTTPDate {
 
     /// `date` as `2026-11-22T10:00:00Z` (whole seconds, UTC), for descriptions.
     package static func iso8601(_ date: Date) -> String {
-        let (fields, two) = (gregorian.dateComponents(in: gmt, from: date), twoDigits)
-        return
-            "\(fields.year!)-\(two(fields.month!))-\(two(fields.day!))T\(two(fields.hour!)):\(two(fields.minute!)):\(two(fields.second!))Z"
+        ISO8601DateFormatter().string(from: date)
     }
 
     private static let gmt = TimeZone(secondsFromGMT: 0)!

@@ -48,12 +48,7 @@ package struct URLTemplate: Sendable {
 
     /// Whether the template names the context's ID, so no query item is needed.
     package var namesTheID: Bool {
-        placeholders.contains {
-            switch $0.meaning {
-            case .id, .idOfKind: true
-            default: false
-            }
-        }
+        placeholders.contains { $0.meaning != .taskID }
     }
 
     /// Throws `invalidConfiguration` when a placeholder names an ID of a kind none of

@@ -67,12 +67,6 @@ package final class TokenEngine: Sendable {
         return deliver(lookup, for: scope, at: now)
     }
 
-    /// The value of ``cachedUsableToken(for:)``: what every authorized call needs.
-    @usableFromInline
-    package func cachedUsableValue(for scope: AuthorizationScope) -> String? {
-        cachedUsableToken(for: scope)?.value
-    }
-
     /// Emits the events of a lookup, starts the refresh it claimed, and returns its token.
     func deliver(_ lookup: TokenEngineState.Lookup, for scope: AuthorizationScope, at now: TimeInterval)
         -> AuthToken?

@@ -1,5 +1,6 @@
 /// The plumbing the driver and consumer modules share between the completion-handler
 /// contract and async/await.
+@usableFromInline
 package enum ProviderBridge {
     /// Runs `fetch` in a new task and calls `completion` once with its outcome, never under a
     /// lock; the task holds the engine, so releasing the provider mid-fetch still completes.
@@ -65,6 +66,7 @@ package enum ProviderBridge {
     }
 
     /// The error for a `nil` context.
+    @usableFromInline
     package static func missingContext(_ contextType: String) -> FleetAuthError {
         FleetAuthError(
             reason: .missingContext,

@@ -45,9 +45,6 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
                 cacheCapacity: cacheCapacity, observer: observer))
     }
 
-    /// The configuration the provider was made with.
-    package var configuration: TokenProviderConfiguration { engine.configuration }
-
     /// Calls `completion` exactly once, asynchronously, with a token value or a
     /// ``FleetAuthError`` (`invalidContext` for a `nil` context). It completes even if
     /// the provider is released while the fetch runs.
@@ -64,7 +61,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     nonisolated(nonsending) public func fetchToken(with authorizationContext: Context?) async throws -> String {
         // Inlinable so that apps get it specialized for their context type: this is the call
         // made at every location update.
-        if let authorizationContext, let value = engine.cachedUsableValue(for: authorizationContext.scope) {
+        if let authorizationContext, let value = engine.cachedUsableToken(for: authorizationContext.scope)?.value {
             return value
         }
         return try await Self.fetch(authorizationContext, from: engine).value
@@ -169,13 +166,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// completion path captures the engine rather than the provider.
     @inlinable
     nonisolated(nonsending) static func fetch(_ context: Context?, from engine: TokenEngine) async throws -> AuthToken {
-        guard let context else { throw missingContext() }
+        guard let context else { throw ProviderBridge.missingContext(String(describing: Context.self)) }
         return try await engine.token(for: context.scope)
-    }
-
-    /// The error for a `nil` context.
-    @usableFromInline
-    static func missingContext() -> FleetAuthError {
-        ProviderBridge.missingContext(String(describing: Context.self))
     }
 }
