@@ -59,11 +59,9 @@ public struct TokenEndpoint: Sendable {
         self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 
-    /// Throws `invalidConfiguration` when the URL is not an absolute http(s) URL, or its
-    /// template has an unknown placeholder or one that none of `kinds` can fill (empty: any
-    /// kind), or for plain `http` to a remote host without `allowsInsecureHTTP` (the
-    /// message says which). Providers call it when they are made, so a bad URL never
-    /// reaches a request.
+    /// Throws `invalidConfiguration` (the message says why) for a URL a request could not use:
+    /// not absolute http(s), a placeholder unknown or that none of `kinds` fills (empty: any),
+    /// or plain `http` to a remote host without the opt-in. Providers call it when made.
     package func validate(for kinds: [AuthorizationScope.Kind] = []) throws(FleetAuthError) {
         guard method == "GET" || method == "POST" else {
             throw FleetAuthError(

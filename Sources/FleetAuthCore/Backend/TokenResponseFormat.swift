@@ -29,11 +29,8 @@ public struct TokenResponseFormat: Sendable, Hashable {
 
     /// Where the body states the expiry.
     package struct ExpiryField: Sendable, Hashable {
-        /// The JSON key.
         package var key: String
-        /// How to read its number.
         package var unit: ExpiryUnit
-        /// Creates an expiry field.
         package init(key: String, unit: ExpiryUnit) {
             self.key = key
             self.unit = unit

@@ -7,16 +7,11 @@ package import Foundation
 /// with; a lifetime within the policy; an `authorization` claim covering the scope. Expiry is
 /// the receipt time plus the life left by the server's clock, so device skew does not matter.
 package struct TokenResponseParser: Sendable {
-    /// The format to read.
     package var format: TokenResponseFormat
-    /// The lifetime rules.
     package var policy: RefreshPolicy
-    /// The audience and wildcard rules.
     package var rules: TokenRules
-    /// The largest body accepted, in bytes.
     package var maximumResponseBytes: Int
 
-    /// Creates a parser.
     package init(
         format: TokenResponseFormat, policy: RefreshPolicy = RefreshPolicy(), rules: TokenRules = TokenRules(),
         maximumResponseBytes: Int = 64 * 1024

@@ -1,12 +1,9 @@
 import Foundation
 
-/// A token URL that names the ID in its path: `https://api.example.com/token/driver/{vehicleId}`.
-///
-/// Placeholders: `{id}` (the context's ID), `{vehicleId}`, `{deliveryVehicleId}`,
-/// `{tripId}`, `{trackingId}` (the ID, when the context is of that kind) and `{taskId}` (the
-/// delivery task). The `Id` suffix may be written in any capitalisation (`{vehicleID}`,
-/// `{tripid}`). Each ID is percent-encoded. The SDK, `fleetauth check-endpoint` and the
-/// examples all resolve templates here.
+/// A token URL that names the ID in its path, `https://api.example.com/token/driver/{vehicleId}`,
+/// with the placeholders ``TokenEndpoint``'s initializer lists (the `Id` suffix in any
+/// capitalisation), each ID percent-encoded. The SDK and `fleetauth check-endpoint` resolve
+/// templates here.
 package struct URLTemplate: Sendable {
     /// What a placeholder stands for.
     package enum Placeholder: Sendable, Hashable {
@@ -18,7 +15,6 @@ package struct URLTemplate: Sendable {
         case taskID
     }
 
-    /// The template as written.
     package let text: String
     /// The placeholders in order of appearance, with their spelling in the template.
     package let placeholders: [(spelling: String, meaning: Placeholder)]

@@ -29,8 +29,7 @@ public protocol WallClock: Sendable {
     ) async throws -> Result?
 }
 
-/// A clock that simulates time (the manual test clock): it decides timeouts itself
-/// (``WallClock/withTimeout(_:_:)``), and counts
+/// A clock that simulates time (the manual test clock): it decides timeouts itself, and counts
 /// the SDK's work in units (registered before their task starts, parked while they sleep or
 /// wait for another's result, ended with their task) so a test moves time only once all is parked.
 package protocol SimulatedClock: WallClock {

@@ -10,7 +10,6 @@ package final class LockedState<State>: @unchecked Sendable, CustomReflectable {
     private let lock = NSLock()
     private var state: State
 
-    /// Creates the box with its first value.
     package init(_ initialState: State) where State: Sendable {
         state = initialState
     }

@@ -46,9 +46,6 @@ public struct RetryPolicy: Sendable, Hashable {
         self.failureCooldown = failureCooldown
     }
 
-    /// One attempt, no cooldown.
-    package static let none = RetryPolicy(maximumAttempts: 1, failureCooldown: 0)
-
     /// The wait after failed attempt number `attempt` (1-based), before jitter is applied
     /// by `randomUnit` in `0...1` (0.5 means none).
     package func backoff(afterAttempt attempt: Int, randomUnit: Double) -> TimeInterval {

@@ -88,7 +88,6 @@ package struct TokenCache {
         }
     }
 
-    /// The most entries kept.
     package let capacity: Int
     private var slots: [AuthorizationScope: Slot] = [:]
     /// Counts stores and uses: the order of ``Slot/lastUsed``.
@@ -99,10 +98,8 @@ package struct TokenCache {
         self.capacity = max(1, capacity)
     }
 
-    /// How many scopes have an entry.
     package var count: Int { slots.count }
 
-    /// The scopes that have an entry.
     package var scopes: [AuthorizationScope] { Array(slots.keys) }
 
     /// The token for `scope`, its state at `now` and whether it is above its outage floor;
@@ -140,7 +137,6 @@ package struct TokenCache {
         slots.removeValue(forKey: scope)?.entry
     }
 
-    /// Removes every entry.
     package mutating func removeAll() {
         slots.removeAll()
     }

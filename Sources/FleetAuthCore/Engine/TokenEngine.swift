@@ -11,7 +11,6 @@ import Foundation
 /// the lock.
 @usableFromInline
 package final class TokenEngine: Sendable {
-    /// The configuration the engine was made with.
     package let configuration: TokenProviderConfiguration
     let fetcher: TokenFetcher
     let clock: any WallClock

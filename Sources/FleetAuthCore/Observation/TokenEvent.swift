@@ -47,10 +47,8 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
     /// Every event the engine emits: the cases of ``Kind``, documented there, with what each
     /// carries. A failed attempt is one case, `fetchFailed`, whose kind is `fetchRetried` when
     /// `retryIn` is set, else `rejected` or `fetchFailed` by its error; `invalidatedAll` is
-    /// `signedOut`. `servedDegraded`'s
-    /// `reason` is the last attempt's error; `clockDisagreement`'s `offset` is positive when
-    /// the backend's clock is ahead; `invalidated`'s `dropped` says whether the token was
-    /// still the cached one.
+    /// `signedOut`. `servedDegraded`'s `reason` is the last attempt's error;
+    /// `clockDisagreement`'s `offset` is positive when the backend's clock is ahead.
     package enum Detail: Sendable, CustomStringConvertible {
         case fetchStarted(AuthorizationScope, attempt: Int)
         case fetchSucceeded(AuthorizationScope, fingerprint: String, duration: TimeInterval, expiresIn: TimeInterval)

@@ -6,13 +6,10 @@ extension TokenEvent {
     /// dictionary key. Count by kind, never by parsing an event's text (``TokenEvent/description``): its
     /// wording may change, a kind's name (its `description`) does not.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        /// The kind's name, as in `"fetchFailed"`.
-        package let name: String
-
         /// The kind's name, as in `"fetchFailed"`; stable across releases.
-        public var description: String { name }
+        public let description: String
 
-        package init(_ name: String) { self.name = name }
+        package init(_ name: String) { description = name }
 
         /// A lookup returned a fresh cached token.
         public static let servedFresh = Kind("servedFresh")

@@ -17,8 +17,8 @@ import Foundation
 /// Lines carry the scope and token fingerprints, never a token's value. Lookups served from
 /// the cache are ``TokenEventLevel/debug``, so the default ``TokenEventLevel/info`` logs a line
 /// per fetch, not per location update. The default destination is standard error; pass
-/// `write` to send lines elsewhere (your logging system; `init(osLogger:minimumLevel:)` on
-/// Apple platforms).
+/// `write` to send lines elsewhere: your logging system, or the unified log on Apple
+/// platforms (<doc:WhatTheProviderDoes#Logs> shows how).
 public struct TokenEventLogger: Sendable {
     /// The lowest level written; events below it are skipped before any text is made.
     package var minimumLevel: TokenEventLevel

@@ -10,7 +10,6 @@ package struct TokenProviderConfiguration: Sendable {
     package var cacheCapacity: Int
     package var observer: (@Sendable (TokenEvent) -> Void)?
 
-    /// Creates a configuration with the contract's defaults.
     package init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
         refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(),

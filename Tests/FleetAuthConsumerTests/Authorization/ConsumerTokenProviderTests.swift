@@ -1,5 +1,6 @@
 import FleetAuthConsumer
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 import Testing
 

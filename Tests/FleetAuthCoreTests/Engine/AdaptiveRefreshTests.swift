@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 import Testing
 
