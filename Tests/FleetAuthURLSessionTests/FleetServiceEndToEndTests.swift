@@ -125,7 +125,7 @@ struct FleetServiceEndToEndTests {
         let monitor = try TripMonitor(fleetService: fleet, authorization: provider, transport: URLSessionTransport())
         let snapshot = try await monitor.fetchTracking("s-e2e")
         #expect(snapshot.tripID == "s-e2e" && snapshot.status == "OPEN")
-        #expect(provider.cachedToken(for: .tracking("s-e2e"))?.claims.authorization["trackingid"] == ["s-e2e"])
+        #expect(provider.engine.cachedToken(for: .tracking("s-e2e"))?.claims.authorization["trackingid"] == ["s-e2e"])
     }
 
     @Test func monitorFetchesATripOverHTTP() async throws {

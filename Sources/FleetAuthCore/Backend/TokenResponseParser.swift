@@ -26,9 +26,8 @@ package struct TokenResponseParser: Sendable {
     /// `Date` header, the device's clock is believed instead: the fleet service's tolerance.
     package static let clockAgreement: TimeInterval = 600
 
-    /// Parses and validates `response`, received at `receivedAt` by the device's wall
-    /// clock, as a token for `scope`; with `clock`, the token's monotonic expiry counts on
-    /// that clock's uptime.
+    /// Parses and validates `response`, received at `receivedAt` (device clock), as a token for
+    /// `scope`; with `clock`, the token's monotonic expiry counts on that clock's uptime.
     package func token(
         from response: TransportResponse, for scope: AuthorizationScope, receivedAt: Date,
         clock: (any WallClock)? = nil

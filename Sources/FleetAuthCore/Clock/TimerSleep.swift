@@ -7,8 +7,7 @@ import Foundation
 /// every token request races a sleep of its timeout: a burst of fetches held more memory in
 /// cancelled timers than in tokens. This sleep's timer goes the moment it is cancelled.
 enum TimerSleep {
-    /// The sleeper with its armed timer once both are recorded, or how the sleep ended
-    /// (`true`: cancelled) if it ended before that.
+    /// The sleeper and its armed timer once recorded, or how the sleep ended before (`true`: cancelled).
     private struct Sleep: @unchecked Sendable {
         // Safe because the only member that is not Sendable is the dispatch timer, and it is
         // only ever cancelled, once, by whoever takes it out under the lock: dispatch sources

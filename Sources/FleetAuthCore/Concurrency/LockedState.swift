@@ -1,8 +1,7 @@
 import Foundation
 
-/// A value guarded by a lock, shared by FleetAuth's own modules.
-///
-/// The lock is Foundation's `NSLock`: the same code on every platform FleetAuth supports.
+/// A value guarded by Foundation's `NSLock` (the same code on every platform FleetAuth
+/// supports), shared by FleetAuth's own modules.
 package final class LockedState<State>: @unchecked Sendable, CustomReflectable {
     // Safe because `state` is only ever read or written inside `withLock`, which holds
     // `lock` for the whole access, so no two threads touch it at once. The initializer

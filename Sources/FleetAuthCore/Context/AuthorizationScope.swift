@@ -21,10 +21,6 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         /// A delivery task followed on its own: delivery consumer apps.
         public static let task = Kind(value: .task)
 
-        private init(value: Value) {
-            self.value = value
-        }
-
         /// The `authorization` claim keys that may name this kind of object.
         /// Delivery fleets name vehicles `deliveryvehicleid`, and tasks `taskid` or `taskids`.
         package var claimKeys: [String] {

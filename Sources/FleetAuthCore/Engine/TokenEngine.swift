@@ -45,10 +45,9 @@ package final class TokenEngine: Sendable {
 
     // MARK: - Getting tokens
 
-    /// A token for `scope` with at least the minimum remaining lifetime: at once, without
-    /// suspending or leaving the caller's executor, for a usable cached token; otherwise from
-    /// the shared fetch. Throws ``FleetAuthError``, or `CancellationError` when the calling
-    /// task is cancelled while waiting (the fetch goes on for other callers).
+    /// A token for `scope`: a usable cached one at once, without suspending or leaving the
+    /// caller's executor; otherwise from the shared fetch. Throws ``FleetAuthError``, or
+    /// `CancellationError` when the caller is cancelled while waiting (the fetch goes on).
     @usableFromInline
     nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
         if let token = cachedUsableToken(for: scope) { return token }

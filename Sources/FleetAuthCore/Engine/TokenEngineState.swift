@@ -1,9 +1,8 @@
 import Foundation
 
-/// What ``TokenEngine`` keeps behind its one lock: the token cache, the fetch in flight per
-/// scope with the callers waiting for it, the failures since the last success, the values
-/// the fleet service rejected, the running fetch tasks, and the counters behind
-/// ``TokenStatistics``.
+/// What ``TokenEngine`` keeps behind its one lock: the token cache, each scope's fetch in
+/// flight with its waiting callers, failures since the last success, values the fleet
+/// service rejected, running fetch tasks, and the counters behind ``TokenStatistics``.
 struct TokenEngineState {
     /// A caller parked until the engine resumes it, with the simulated clock's work unit it
     /// parked (if any): one waiting for a fetch (a ``Waiter``), or for a condition of

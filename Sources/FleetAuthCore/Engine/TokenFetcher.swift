@@ -111,9 +111,8 @@ package struct TokenFetcher: Sendable {
         }
     }
 
-    /// One request, bounded by the endpoint's timeout and what is left of the deadline:
-    /// the answer (any status), or why there was none. The timeout runs on the injected
-    /// clock, so it is testable.
+    /// One request, bounded by the endpoint's timeout and what is left of the deadline (on the
+    /// injected clock, so it is testable): the answer (any status), or why there was none.
     private func sendOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
         -> Result<TransportResponse, FleetAuthError>
     {

@@ -20,9 +20,8 @@ public protocol AuthorizationContext: Hashable, Sendable {
     var scope: AuthorizationScope { get }
 }
 
-/// A context type that knows which kinds of scope it can stand for, so that a provider
-/// refuses a URL template none of them can fill when it is made. A context type that does
-/// not say has its templates checked against each request's scope instead.
+/// A context type that says which kinds of scope it stands for, so that a provider refuses a
+/// URL template none of them fills when it is made (else each request's scope is checked).
 package protocol ScopeKindsDeclaring: AuthorizationContext {
     /// The kinds of scope this context type can stand for.
     static var scopeKinds: [AuthorizationScope.Kind] { get }

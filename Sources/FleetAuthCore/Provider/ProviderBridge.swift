@@ -18,10 +18,9 @@ package enum ProviderBridge {
         }
     }
 
-    /// Awaits a completion-handler fetch. A second call of the completion is ignored;
-    /// a call with neither token nor error becomes `emptyProviderResponse`. Cancelling
-    /// the waiting task ends the wait at once with `CancellationError` (a late completion
-    /// is then ignored), so a provider that never answers cannot hold its caller forever.
+    /// Awaits a completion-handler fetch: a second completion is ignored, one with neither
+    /// token nor error becomes `emptyProviderResponse`, and cancelling the waiting task ends
+    /// the wait at once, so a provider that never answers cannot hold its caller forever.
     package static func await(
         _ start: (@escaping AuthTokenFetchCompletionHandler) -> Void
     ) async throws -> String {

@@ -96,12 +96,6 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         engine.invalidateAll()
     }
 
-    /// The cached token for the context, whatever its freshness; `nil` if none. Never
-    /// fetches and never suspends.
-    package func cachedToken(for authorizationContext: Context) -> AuthToken? {
-        engine.cachedToken(for: authorizationContext.scope)
-    }
-
     /// Fetches tokens ahead of need for `contexts` (a shift's vehicle, a trip, the next
     /// tasks), so the first call for each finds one cached.
     ///

@@ -50,9 +50,8 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// of many tokens should not carry them all, and only tests and diagnostics read them.
     package var claims: JWTClaims { (try? JWTDecoder.decode(value)) ?? JWTClaims() }
 
-    /// When the token expires on the monotonic clock of the provider that fetched it
-    /// (``WallClock/uptime()``), which no change of the device's time moves; `nil` for a
-    /// token FleetAuth did not fetch.
+    /// When the token expires on the uptime of the provider's clock, which no change of the
+    /// device's time moves; `nil` for a token FleetAuth did not fetch.
     package var expiresAtUptime: TimeInterval? { storage.expiresAtUptime }
 
     /// Creates a token record. `lifetime` is its life as minted (default: `expiresAt −
@@ -68,14 +67,12 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
             uptimeClock: clock, issuerClockOffset: issuerClockOffset)
     }
 
-    /// How far the backend's clock (its `Date` header, or an `iat` in the device's future)
-    /// ran ahead of the device's when the token arrived; negative when behind, 0 when
-    /// unknown.
+    /// How far the backend's clock (its `Date` header, or an `iat` in the device's future) ran
+    /// ahead of the device's when the token arrived; negative when behind, 0 when unknown.
     package var issuerClockOffset: TimeInterval { storage.issuerClockOffset }
 
-    /// The life left: on the monotonic clock of the provider that fetched the token when
-    /// there is one (whatever clock the caller holds), else by wall time against
-    /// `wallNow`.
+    /// The life left: on the uptime of the clock that fetched the token when there is one
+    /// (whatever clock the caller holds), else by wall time against `wallNow`.
     package func remainingLife(wallNow: @autoclosure () -> Date) -> TimeInterval {
         if let clock = storage.uptimeClock, let expiresAtUptime = storage.expiresAtUptime {
             return expiresAtUptime - clock.uptime()

@@ -45,7 +45,7 @@ struct TripMonitorTests {
         #expect(seen[.tracking("s-1")]?.status == "OPEN" && seen[.tracking("s-1")]?.tripID == "s-1")
         let trackingCalls = fleet.calls.filter { $0.scope?.kind == .tracking }
         #expect(trackingCalls.count == 2 && trackingCalls.allSatisfy(\.accepted))
-        let tracked = try #require(provider.cachedToken(for: .tracking("s-2")))
+        let tracked = try #require(provider.engine.cachedToken(for: .tracking("s-2")))
         #expect(tracked.claims.authorization["trackingid"] == ["s-2"])
         #expect(transport.requests.contains { $0.url.path == "/v1/providers/demo-project/taskTrackingInfo/s-2" })
     }
