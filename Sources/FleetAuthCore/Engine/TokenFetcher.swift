@@ -132,10 +132,11 @@ package struct TokenFetcher: Sendable {
                         "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
                     scope: scope, url: request.url))
         }
-        let (transport, bounded) = (self.transport, request)
+        let transport = self.transport
+        let sent = request  // the operation runs concurrently: it captures a constant copy
         let response: TransportResponse?
         do {
-            response = try await clock.withTimeout(timeout) { try await transport.send(bounded) }
+            response = try await clock.withTimeout(timeout) { try await transport.send(sent) }
         } catch let error as FleetAuthError {
             return .failure(error.adding(scope: scope, url: request.url))
         } catch is CancellationError where Task.isCancelled {

@@ -56,7 +56,9 @@ struct AuthorizedCallerTests {
         #expect(calls.map(\.status) == [401, 200])
         #expect(calls[0].tokenFingerprint == first.fingerprint)
         #expect(calls[1].tokenFingerprint != first.fingerprint)
-        #expect(f.provider.engine.cachedToken(for: .vehicle("v-42"))?.fingerprint == calls[1].tokenFingerprint)
+        #expect(
+            f.provider.engine.cachedToken(for: VanContext(vehicleID: "v-42").scope)?.fingerprint
+                == calls[1].tokenFingerprint)
     }
 
     @Test func aTokenRefusedTwiceEndsInATokenFaultNamingTheCall() async throws {
