@@ -18,7 +18,7 @@ struct ConsumerApp {
         usage: ConsumerApp [--hours H] [--tracking-ids ID,ID,...]
                ConsumerApp --token-url URL --fleet-url URL --provider-id ID
                            (--trip-ids ID,ID,... | --tracking-ids ID,ID,...)
-                           [--format PRESET] [--header 'Name: value']... [--audience AUD|none]
+                           [--format PRESET] [--header 'Name: value']... [--timeout SECONDS] [--audience AUD|none]
                            [--rounds N] [--interval SECONDS] [--log-level debug|info|warning|error]
         The token URL may name the ID in its path: https://api.example.com/token/consumer/{tripId},
         or for shipments .../token/delivery_consumer/{trackingId}
@@ -28,7 +28,7 @@ struct ConsumerApp {
         """
 
     static let valueNames: Set<String> = [
-        "hours", "token-url", "fleet-url", "provider-id", "trip-ids", "format", "header", "audience", "rounds",
+        "hours", "token-url", "fleet-url", "provider-id", "trip-ids", "format", "header", "timeout", "audience", "rounds",
         "interval", "tracking-ids", "log-level",
     ]
 
@@ -61,11 +61,10 @@ struct ConsumerApp {
             throw CommandLineOptions.UsageError(
                 message: "--token-url needs --fleet-url, --provider-id and --trip-ids or --tracking-ids")
         }
-        let headers = try arguments.headers()  // the app's credential; never printed
         let rounds = Int(try arguments.number("rounds") ?? 5)
         let interval = try arguments.number("interval") ?? 10
         let provider = try ConsumerTokenProvider(
-            endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
+            endpoint: try arguments.endpoint(url: tokenURL),
             transport: URLSessionTransport(), rules: arguments.rules(),
             observer: TokenEventLogger(minimumLevel: try arguments.logLevel()).log)
         let monitor = try TripMonitor(

@@ -18,7 +18,7 @@ struct DriverApp {
     static let usage = """
         usage: DriverApp [--hours H] [--fleet on-demand|delivery] [--log-level debug|info|warning|error]
                DriverApp --token-url URL --fleet-url URL --provider-id ID --vehicle-id ID
-                         [--fleet on-demand|delivery] [--format PRESET] [--header 'Name: value']...
+                         [--fleet on-demand|delivery] [--format PRESET] [--header 'Name: value']... [--timeout SECONDS]
                          [--audience AUD|none] [--updates N] [--interval SECONDS]
                          [--log-level debug|info|warning|error]
         The token URL may name the ID in its path: https://api.example.com/token/driver/{vehicleId}
@@ -29,7 +29,7 @@ struct DriverApp {
         """
 
     static let valueNames: Set<String> = [
-        "hours", "token-url", "fleet-url", "provider-id", "vehicle-id", "format", "header", "audience", "updates",
+        "hours", "token-url", "fleet-url", "provider-id", "vehicle-id", "format", "header", "timeout", "audience", "updates",
         "interval", "fleet", "log-level",
     ]
 
@@ -66,12 +66,11 @@ struct DriverApp {
             throw CommandLineOptions.UsageError(
                 message: "--token-url needs --fleet-url, --provider-id and --vehicle-id")
         }
-        let headers = try arguments.headers()  // the app's credential; never printed
         let updates = Int(try arguments.number("updates") ?? 10)
         let interval = try arguments.number("interval") ?? 5
         let fleet = try fleet(arguments)
         let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
+            endpoint: try arguments.endpoint(url: tokenURL),
             transport: URLSessionTransport(), rules: arguments.rules(fleet: fleet),
             observer: TokenEventLogger(minimumLevel: try arguments.logLevel()).log)
         let reporter = try VehicleReporter(

@@ -34,9 +34,37 @@ public struct CommandLineOptions {
                 values[name, default: []].append(arguments[index + 1])
                 index += 2
             } else {
-                throw UsageError(message: "unknown option \(argument)")
+                let known = valueNames.union(flagNames)
+                let close = Self.nearest(to: name, among: known).map { "; did you mean --\($0)?" } ?? ""
+                throw UsageError(message: "unknown option \(argument)\(close)")
             }
         }
+    }
+
+    /// The known name closest to a mistyped `name`: one it starts or one that starts it,
+    /// else one at most two edits away; `nil` when none is that close.
+    static func nearest(to name: String, among known: Set<String>) -> String? {
+        let sorted = known.sorted()
+        if let prefixed = sorted.first(where: { $0.hasPrefix(name) || name.hasPrefix($0) }) { return prefixed }
+        func edits(_ a: [Character], _ b: [Character]) -> Int {
+            var row = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var next = [i + 1]
+                for (j, y) in b.enumerated() { next.append(min(row[j] + (x == y ? 0 : 1), row[j + 1] + 1, next[j] + 1)) }
+                row = next
+            }
+            return row[b.count]
+        }
+        let best = sorted.map { ($0, edits(Array(name), Array($0))) }.min { $0.1 < $1.1 }
+        return best.flatMap { $0.1 <= 2 ? $0.0 : nil }
+    }
+
+    /// The token endpoint at `url` as `--format`, `--header` and `--timeout` (seconds each
+    /// attempt may take; default 15) describe it.
+    public func endpoint(url: String) throws -> TokenEndpoint {
+        let headers = try headers()  // the app's credential; never printed
+        return TokenEndpoint(
+            url: url, format: try format(), headers: { _ in headers }, timeout: try number("timeout") ?? 15)
     }
 
     /// The last value given for `--name`, if any.

@@ -18,7 +18,7 @@ import Foundation
 @main
 struct PlatformAdapterExample {
     static let usage = """
-        usage: PlatformAdapter [--vehicle-id ID] [--token-url URL [--format PRESET] [--header 'Name: value']...]
+        usage: PlatformAdapter [--vehicle-id ID] [--token-url URL [--format PRESET] [--header 'Name: value']... [--timeout SECONDS]]
                                [--audience AUD|none]]
         Without --token-url the token backend is embedded, in memory.
         PRESET: \(CommandLineOptions.formatNames)
@@ -80,7 +80,7 @@ struct PlatformAdapterExample {
         do {
             let arguments = try CommandLineOptions(
                 Array(CommandLine.arguments.dropFirst()),
-                valueNames: ["token-url", "format", "header", "vehicle-id", "audience"])
+                valueNames: ["token-url", "format", "header", "timeout", "vehicle-id", "audience"])
             if arguments.flag("help") {
                 print(usage)
                 exit(0)
@@ -88,9 +88,8 @@ struct PlatformAdapterExample {
             let provider: DriverTokenProvider
             let vehicleID = arguments.value("vehicle-id") ?? "v-42"
             if let tokenURL = arguments.value("token-url") {
-                let headers = try arguments.headers()  // the app's credential; never printed
                 provider = try DriverTokenProvider(
-                    endpoint: TokenEndpoint(url: tokenURL, format: try arguments.format(), headers: { _ in headers }),
+                    endpoint: try arguments.endpoint(url: tokenURL),
                     transport: URLSessionTransport(), rules: arguments.rules())
             } else if let stray = arguments.givenNames.subtracting(["help", "vehicle-id"]).sorted().first {
                 throw CommandLineOptions.UsageError(message: "--\(stray) applies only with --token-url")

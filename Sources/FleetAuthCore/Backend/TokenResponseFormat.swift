@@ -46,6 +46,12 @@ public struct TokenResponseFormat: Sendable, Hashable {
     /// A short name for messages and reports.
     package let name: String
 
+    /// Formats are equal when they read the same bodies, whatever their names.
+    public static func == (lhs: TokenResponseFormat, rhs: TokenResponseFormat) -> Bool { lhs.body == rhs.body }
+
+    /// Hashes what ``==`` compares: the shape read, not the name.
+    public func hash(into hasher: inout Hasher) { hasher.combine(body) }
+
     /// A JSON object holding the token under `tokenKey` and, optionally, its expiry.
     ///
     /// ```swift

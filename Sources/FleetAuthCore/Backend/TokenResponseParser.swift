@@ -65,7 +65,7 @@ package struct TokenResponseParser: Sendable {
     private func parse(
         _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, clock: (any WallClock)?
     ) throws(FleetAuthError) -> AuthToken {
-        if let error = statusError(response) { throw error }
+        if let error = statusError(response, scope: scope) { throw error }
         guard response.body.count <= maximumResponseBytes else {
             throw FleetAuthError(
                 reason: .responseTooLarge,
@@ -73,7 +73,12 @@ package struct TokenResponseParser: Sendable {
                     "The body has \(response.body.count) bytes, over the \(maximumResponseBytes)-byte cap; return only the token and its expiry.",
                 status: response.status)
         }
-        var (value, bodyExpiry) = try extract(response)
+        var (value, bodyExpiry): (String, Double?)
+        do {
+            (value, bodyExpiry) = try extract(response)
+        } catch {
+            throw error.appending(Self.formatFix(for: response.body))
+        }
         // A native, contiguous copy: JSON parsing may hand back a bridged string whose every
         // `utf8` walk is slow, and the value is read on every request that carries it.
         value.makeContiguousUTF8()
@@ -89,7 +94,17 @@ package struct TokenResponseParser: Sendable {
                 message: "The JWT's `exp` is not after its `iat`; check how the backend computes them.")
         }
         let (serverNow, fromDevice) = Self.issuerNow(response, claims: claims, receivedAt: receivedAt)
-        if let bodyExpiry { try check(bodyExpiry, against: exp, serverNow: serverNow) }
+        if let bodyExpiry {
+            do {
+                try check(bodyExpiry, against: exp, serverNow: serverNow)
+            } catch {
+                let fix =
+                    if let unit = agreeingUnit(bodyExpiry, against: exp, serverNow: serverNow) {
+                        "Read as \(unit.name) it agrees: set the TokenEndpoint's `format: \(format.reading(expiryIn: unit).spelling.swift)`, or make the backend send what the format reads."
+                    } else { "It agrees with `exp` in no unit: make the backend state the expiry of the token it sends." }
+                throw error.appending(fix)
+            }
+        }
         // Never more life than the token was issued with, whichever clock is believed.
         let remaining = min(exp.timeIntervalSince(serverNow), claims.issuedLifetime ?? .infinity)
         guard remaining > 0 else {
@@ -119,11 +134,13 @@ package struct TokenResponseParser: Sendable {
         if let violation = rules.audienceViolation(in: claims) { throw violation }
         if let violation = rules.fleetViolation(in: claims, for: scope) { throw violation }
         guard claims.covers(scope) else {
-            let named = claims.authorization.keys.sorted().joined(separator: ", ")
+            let named = claims.authorization.sorted { $0.key < $1.key }.map { key, ids in
+                "\(key): \(ids.map { "\"\($0.prefix(64))\"" }.joined(separator: ", "))"
+            }
             throw FleetAuthError(
                 reason: .scopeMismatch,
                 message:
-                    "The token's `authorization` claim (\(named.isEmpty ? "absent" : "keys: \(named)")) does not name \(scope); mint the token for the ID in the request."
+                    "The token's `authorization` claim (\(named.isEmpty ? "absent" : named.joined(separator: "; "))) does not name \(scope). \(Self.howTheIDWasSent(response.url, scope: scope)) Mint the token for the ID in the request."
             )
         }
         if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
@@ -133,9 +150,20 @@ package struct TokenResponseParser: Sendable {
             issuerClockOffset: Self.issuerClockOffset(response, claims: claims, receivedAt: receivedAt))
     }
 
-    /// The error the SDK makes of a non-2xx answer (transient for 408, 425, 429 and 5xx);
-    /// `nil` for 2xx.
-    package func statusError(_ response: TransportResponse) -> FleetAuthError? {
+    /// Where the request named the ID: in the query, added because the URL has no
+    /// placeholder, or in the path.
+    private static func howTheIDWasSent(_ url: URL?, scope: AuthorizationScope) -> String {
+        let items = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems } ?? []
+        guard let item = items.first(where: { $0.value == scope.id }) else {
+            return "The request named it in the URL's path."
+        }
+        return
+            "The request named it as the query item `\(item.name)=\(scope.id)`, which FleetAuth adds when the TokenEndpoint's `url` has no placeholder: make the backend read it, or put \(URLTemplate.placeholderList(for: [scope.kind])) in the URL where the backend expects the ID."
+    }
+
+    /// The error the SDK makes of a non-2xx answer (transient for 408, 425, 429 and 5xx) to a
+    /// request for `scope`; `nil` for 2xx.
+    package func statusError(_ response: TransportResponse, scope: AuthorizationScope? = nil) -> FleetAuthError? {
         switch response.status {
         case 200...299: return nil
         case 300...399:
@@ -148,14 +176,17 @@ package struct TokenResponseParser: Sendable {
             let retryAfter = Self.retryAfter(response)
             let hint =
                 switch response.status {
-                case 401, 403: "the backend refused the app's credential; check the headers the endpoint sends"
-                case 404: "check the endpoint URL and its {vehicleId}, {tripId} or {taskId} placeholder"
+                case 401, 403:
+                    "the backend refused the app's credential; check what the TokenEndpoint's `headers` closure sends"
+                case 404:
+                    "check the TokenEndpoint's `url`: its path, and that it names the ID where the backend expects it (\(URLTemplate.placeholderList(for: scope.map { [$0.kind] } ?? [])), or the query item FleetAuth adds without one)"
                 case 429: "the backend is rate-limiting; FleetAuth backs off"
                 case 500...599: "the backend failed; FleetAuth retries with backoff"
                 default: "check the endpoint configuration"
                 }
+            let said = Self.excerpt(of: response.body).map { " The backend said: \($0)" } ?? ""
             return FleetAuthError(
-                reason: .unexpectedStatus, message: "The backend answered HTTP \(response.status): \(hint).",
+                reason: .unexpectedStatus, message: "The backend answered HTTP \(response.status): \(hint).\(said)",
                 status: response.status, retryAfter: retryAfter)
         }
     }
@@ -180,8 +211,7 @@ package struct TokenResponseParser: Sendable {
             guard let rawToken = object[tokenKey] else {
                 let keys = object.keys.sorted().prefix(10).joined(separator: ", ")
                 throw malformed(
-                    "The JSON has no `\(tokenKey)` key (keys: \(keys.isEmpty ? "none" : keys)); choose the format that matches the backend",
-                    response)
+                    "The JSON has no `\(tokenKey)` key (keys: \(keys.isEmpty ? "none" : keys))", response)
             }
             guard let token = rawToken as? String else {
                 throw malformed("`\(tokenKey)` is \(Self.jsonTypeName(rawToken)), not a string", response)
@@ -191,7 +221,8 @@ package struct TokenResponseParser: Sendable {
             }
             guard let expiry else { return (token, nil) }
             guard let rawExpiry = object[expiry.key], !(rawExpiry is NSNull) else {
-                throw malformed("The JSON has no `\(expiry.key)` expiry key; the format expects it", response)
+                throw malformed(
+                    "The JSON has no `\(expiry.key)` expiry key, which \(format.name) reads", response)
             }
             guard let number = JSONNumber.value(rawExpiry)?.doubleValue else {
                 throw malformed("`\(expiry.key)` is \(Self.jsonTypeName(rawExpiry)), not a number", response)
@@ -206,12 +237,7 @@ package struct TokenResponseParser: Sendable {
     /// Compares the body's expiry with `exp`, both turned into absolute server time.
     package func check(_ bodyExpiry: Double, against exp: Date, serverNow: Date) throws(FleetAuthError) {
         guard case .json(_, let field?) = format.body else { return }
-        let stated: Date =
-            switch field.unit.value {
-            case .absoluteSeconds: Date(timeIntervalSince1970: bodyExpiry)
-            case .absoluteMilliseconds: Date(timeIntervalSince1970: bodyExpiry / 1000)
-            case .secondsFromNow: serverNow.addingTimeInterval(bodyExpiry)
-            }
+        let stated = Self.date(bodyExpiry, in: field.unit, serverNow: serverNow)
         let gap = stated.timeIntervalSince(exp)
         guard abs(gap) > policy.expiryTolerance else { return }
         let ratio = abs(stated.timeIntervalSince(serverNow)) / max(1, abs(exp.timeIntervalSince(serverNow)))
@@ -224,8 +250,44 @@ package struct TokenResponseParser: Sendable {
         throw FleetAuthError(
             reason: .expiryMismatch,
             message:
-                "`\(field.key)` read as \(field.unit.name) says the token expires \(Int(gap)) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint) Fix the unit in the backend or pick the matching format."
+                "`\(field.key)` read as \(field.unit.name) says the token expires \(Int(gap)) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint)"
         )
+    }
+
+    /// The other unit in which the body's expiry number agrees with `exp`, if one does.
+    package func agreeingUnit(_ bodyExpiry: Double, against exp: Date, serverNow: Date) -> TokenResponseFormat.ExpiryUnit? {
+        guard case .json(_, let field?) = format.body else { return nil }
+        let units: [TokenResponseFormat.ExpiryUnit] = [.absoluteSeconds, .absoluteMilliseconds, .secondsFromNow]
+        return units.first { unit in
+            unit != field.unit
+                && abs(Self.date(bodyExpiry, in: unit, serverNow: serverNow).timeIntervalSince(exp))
+                    <= policy.expiryTolerance
+        }
+    }
+
+    /// The moment a body's expiry number names, read in `unit`.
+    private static func date(_ number: Double, in unit: TokenResponseFormat.ExpiryUnit, serverNow: Date) -> Date {
+        switch unit.value {
+        case .absoluteSeconds: Date(timeIntervalSince1970: number)
+        case .absoluteMilliseconds: Date(timeIntervalSince1970: number / 1000)
+        case .secondsFromNow: serverNow.addingTimeInterval(number)
+        }
+    }
+
+    /// The fix, in Swift, for a body the format does not read: the preset that reads its
+    /// keys, `.plainText` for a bare JWT, or how to describe keys of the backend's own.
+    private static func formatFix(for body: Data) -> String {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            let text = String(decoding: body.prefix(16 * 1024), as: UTF8.self)
+            return (try? JWTDecoder.decode(text.trimmingCharacters(in: .whitespacesAndNewlines))) != nil
+                ? "The body is a bare JWT: set the TokenEndpoint's `format: .plainText`."
+                : "Check that the TokenEndpoint's `url` is the token endpoint."
+        }
+        if let preset = TokenResponseFormat.preset(readingKeysOf: object) {
+            return "This body is the \(preset.format.name) shape: set the TokenEndpoint's `format: \(preset.swift)`."
+        }
+        return
+            "Describe the body's keys with the TokenEndpoint's `format: .json(tokenKey:expiryKey:expiryUnit:)`; `fleetauth check-endpoint` infers them."
     }
 
     private func malformed(_ problem: String, _ response: TransportResponse) -> FleetAuthError {
@@ -240,6 +302,18 @@ package struct TokenResponseParser: Sendable {
         case is [String: Any]: "an object"
         default: JSONNumber.value(value) == nil ? "a boolean" : "a number"
         }
+    }
+
+    /// The start of an error body, for a message: at most 160 characters on one line, with
+    /// anything token-shaped (a run of 24 or more base64url or dot characters) hidden; `nil`
+    /// when the body is empty or not text.
+    package static func excerpt(of body: Data) -> String? {
+        guard let text = String(data: body.prefix(4096), encoding: .utf8) else { return nil }
+        let line = text.components(separatedBy: .newlines).joined(separator: " ")
+            .replacingOccurrences(of: "[A-Za-z0-9_=.+/-]{24,}", with: "<hidden>", options: .regularExpression)
+            .trimmingCharacters(in: .whitespaces)
+        guard !line.isEmpty else { return nil }
+        return line.count > 160 ? "\(line.prefix(160))…" : line
     }
 
     /// The `Date` header, if present and well-formed (IMF-fixdate).

@@ -32,7 +32,7 @@ package struct URLTemplate: Sendable {
             let name = String(rest[rest.index(after: open)..<close])
             guard let meaning = Self.meaning(of: name) else {
                 throw Self.error(
-                    "The token URL's placeholder `{\(name)}` is not one FleetAuth fills; use {id}, {vehicleId}, {deliveryVehicleId}, {tripId}, {trackingId} or {taskId}."
+                    "The token URL's placeholder `{\(name)}` is not one FleetAuth fills; use \(Self.placeholderList(for: []))."
                 )
             }
             found.append((name, meaning))
@@ -56,7 +56,7 @@ package struct URLTemplate: Sendable {
             case .idOfKind(let wanted) where !kinds.contains(wanted):
                 let asked = kinds.map { "\($0)" }.joined(separator: ", ")
                 throw Self.error(
-                    "The token URL's placeholder `{\(spelling)}` names a \(wanted) ID, but this provider asks for tokens of: \(asked); use {id} or the placeholder of one of those."
+                    "The token URL's placeholder `{\(spelling)}` names a \(wanted) ID, but this provider asks for tokens of: \(asked); use \(Self.placeholderList(for: kinds))."
                 )
             default: continue
             }
@@ -89,6 +89,20 @@ package struct URLTemplate: Sendable {
             result = result.replacingOccurrences(of: "{\(spelling)}", with: Self.pathEncoded(value))
         }
         return result
+    }
+
+    /// The placeholders that a context of one of `kinds` fills (empty: every kind), as a
+    /// user writes them: `{id}, {vehicleId}, {deliveryVehicleId} or {taskId}`.
+    package static func placeholderList(for kinds: [AuthorizationScope.Kind]) -> String {
+        let all: [(String, AuthorizationScope.Kind?)] = [
+            ("{id}", nil), ("{vehicleId}", .vehicle), ("{deliveryVehicleId}", .vehicle), ("{tripId}", .trip),
+            ("{trackingId}", .tracking), ("{taskId}", .task),
+        ]
+        var names: [String] = []
+        for (name, kind) in all where kinds.isEmpty || (kind.map(kinds.contains) ?? true) {
+            if !names.contains(name) { names.append(name) }
+        }
+        return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "{id}")
     }
 
     /// Every placeholder name FleetAuth knows, lowercased.

@@ -168,7 +168,7 @@ extension TokenEngine {
                 evicted = state.cache.store(entry, for: scope)
                 state.outages[scope] = nil
             case .failure(let error):
-                var outage = state.outages[scope] ?? TokenEngineState.Outage(since: now, error: error)
+                var outage = state.outages[scope] ?? TokenEngineState.Outage(since: started, error: error)
                 outage.error = error
                 outage.replayUntil = now + configuration.retry.failureCooldown
                 state.outages[scope] = outage
@@ -202,9 +202,10 @@ extension TokenEngine {
         )
         let outcome = withState { state -> Outcome in
             guard var flight = state.flights[scope], flight.id == flightID else { return (false, nil, [], error) }
-            var outage = state.outages[scope] ?? TokenEngineState.Outage(since: now, error: error)
+            var outage = state.outages[scope] ?? TokenEngineState.Outage(since: flight.startedAt, error: error)
             outage.error = error
             outage.attempts = max(outage.attempts, attempt)
+            flight.failedAttempts += 1
             state.outages[scope] = outage
             let entry = state.cache.peek(scope)
             let budgetSpent =
@@ -229,7 +230,13 @@ extension TokenEngine {
             flight.demanded = false
             state.flights[scope] = flight
             state.noteChange(of: scope, at: now)
-            return (retries, served, failed, outage.failure(at: now))
+            let failure =
+                failed.isEmpty
+                ? outage.failure(at: now)
+                : outage.failure(
+                    at: now, waitedSince: flight.waitedSince ?? flight.startedAt, attempts: flight.failedAttempts,
+                    retry: retry)
+            return (retries, served, failed, failure)
         }
         if let (token, waiters) = outcome.served {
             for waiter in waiters {

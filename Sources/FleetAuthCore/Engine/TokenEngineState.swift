@@ -29,11 +29,13 @@ struct TokenEngineState {
         var retriesInBackground = false
         /// Set when a caller failed fast since the last attempt: someone still needs a token.
         var demanded = false
+        /// The attempts of this flight that failed so far.
+        var failedAttempts = 0
     }
 
     /// The failures of a scope's fetches since its last success.
     struct Outage {
-        /// When the first failed attempt ended (uptime).
+        /// When the first failed attempt began (uptime).
         let since: TimeInterval
         /// The last attempt's error.
         var error: FleetAuthError
@@ -50,7 +52,19 @@ struct TokenEngineState {
             let duration = now - since
             guard duration >= 1 else { return error }
             return error.appending(
-                "The token backend has been failing for \(SpokenDuration.describe(duration)): no token since the first failed attempt."
+                "The token backend has been failing for \(SpokenDuration.describe(duration)): no token since the first failed attempt began."
+            )
+        }
+
+        /// ``error`` for a caller that waited from `waitedSince` to `now` through `attempts`
+        /// attempts: how long, and which settings bound that wait.
+        func failure(at now: TimeInterval, waitedSince: TimeInterval, attempts: Int, retry: RetryPolicy)
+            -> FleetAuthError
+        {
+            let waited = now - waitedSince
+            let older = now - since > waited + 1
+            return (older ? failure(at: now) : error).appending(
+                "This caller waited \(SpokenDuration.describe(waited)) over \(attempts) attempt\(attempts == 1 ? "" : "s"); the RetryPolicy's `deadline` (\(SpokenDuration.describe(retry.deadline))) and `maximumAttempts` (\(retry.maximumAttempts)) bound that wait."
             )
         }
     }

@@ -65,7 +65,7 @@ package struct TokenFetcher: Sendable {
             attempt < attempts && retryAt < deadline
         } attempt: { attemptDeadline in
             await sendOnce(scope, deadline: attemptDeadline).flatMap { response in
-                if let error = parser.statusError(response), error.isTransient {
+                if let error = parser.statusError(response, scope: scope), error.isTransient {
                     return .failure(error.adding(scope: scope, url: response.url))
                 }
                 return .success(response)
@@ -150,11 +150,14 @@ package struct TokenFetcher: Sendable {
                     scope: scope, url: request.url, underlyingError: error))
         }
         guard let response else {
+            let seconds = String(format: "%.1f", timeout)
+            let bound =
+                timeout < endpoint.timeout
+                ? "what was left of the RetryPolicy's `deadline` (\(SpokenDuration.describe(retry.deadline)), a caller's whole wait over every attempt; the TokenEndpoint's `timeout`, \(SpokenDuration.describe(endpoint.timeout)), bounds each attempt). Check that the backend is up; to wait longer, raise both"
+                : "the TokenEndpoint's `timeout` for one attempt. Check that the backend is up and answers in time, or raise `timeout`"
             return .failure(
                 FleetAuthError(
-                    reason: .timedOut,
-                    message:
-                        "The token backend did not answer within \(String(format: "%.1f", timeout)) s; check that it is up, or raise the endpoint timeout.",
+                    reason: .timedOut, message: "The token backend did not answer within \(seconds) s, \(bound).",
                     scope: scope, url: request.url))
         }
         return .success(response)

@@ -178,15 +178,21 @@ public struct FleetAuthError: Error, CustomStringConvertible {
         return "FleetAuthError.\(reason)\(suffix): \(message)"
     }
 
-    /// The URL without user info, query or fragment: queries may carry credentials.
+    /// The URL as sent, without user info or fragment, and with the value of any query item
+    /// whose name suggests a secret (key, token, secret, password, auth, credential,
+    /// signature) hidden.
     private static func redacted(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return "<url>"
         }
         components.user = nil
         components.password = nil
-        components.query = nil
         components.fragment = nil
+        let secret = ["key", "token", "secret", "pass", "auth", "cred", "sig", "jwt", "code"]
+        components.percentEncodedQueryItems = components.percentEncodedQueryItems?.map { item in
+            let name = item.name.lowercased()
+            return secret.contains(where: name.contains) ? URLQueryItem(name: item.name, value: "hidden") : item
+        }
         return components.string ?? "<url>"
     }
 }

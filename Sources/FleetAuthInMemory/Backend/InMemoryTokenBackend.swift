@@ -93,7 +93,15 @@ public final class InMemoryTokenBackend: Sendable {
     /// Answers a token request: 400 if it names no vehicle, trip, tracking ID or task, else
     /// 200 with a token in the configured format.
     public func respond(to request: TransportRequest) async throws -> TransportResponse {
-        guard let scope = Self.scope(of: request) else {
+        try await respond(to: request, pathFields: [:])
+    }
+
+    /// Answers a token request whose path named the IDs in `pathFields` (query-item names,
+    /// as ``InMemoryTransport/mount(_:at:)`` reads them from a path template).
+    package func respond(to request: TransportRequest, pathFields: [String: String]) async throws
+        -> TransportResponse
+    {
+        guard let scope = Self.scope(of: request, pathFields: pathFields) else {
             return TransportResponse(
                 status: 400, headers: ["Content-Type": "application/json"],
                 body: Data(#"{"error":"name a vehicleId, tripId, trackingId or taskId"}"#.utf8))
@@ -158,8 +166,8 @@ public final class InMemoryTokenBackend: Sendable {
     /// The scope a token request names: query items `vehicleId` (and `taskId`), `tripId`,
     /// `trackingId` or `taskId` alone,
     /// or the same keys in a JSON body.
-    package static func scope(of request: TransportRequest) -> AuthorizationScope? {
-        var fields: [String: String] = [:]
+    package static func scope(of request: TransportRequest, pathFields: [String: String] = [:]) -> AuthorizationScope? {
+        var fields = pathFields
         if let body = request.body, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
             for (key, value) in object { if let text = value as? String { fields[key] = text } }
         }

@@ -49,9 +49,10 @@ public final class InMemoryTransport: HTTPTransport {
         let handler: Handler
 
         func matches(_ request: TransportRequest) -> Bool {
+            guard method == nil || method == request.method else { return false }
             let path = request.url.path
-            let pathMatches = matchesPrefix ? path.hasPrefix(self.path) : path == self.path
-            return pathMatches && (method == nil || method == request.method)
+            if matchesPrefix { return path.hasPrefix(self.path) }
+            return path == self.path || PathPattern.fields(of: request.url, matching: self.path) != nil
         }
     }
 
@@ -81,7 +82,8 @@ public final class InMemoryTransport: HTTPTransport {
     }
 
     /// Answers requests to `path` (and `method`, if given) with `handler`. Later routes
-    /// for the same path take precedence.
+    /// for the same path take precedence. Placeholder segments such as `{vehicleId}` match
+    /// any one segment, as in ``mount(_:at:)``.
     public func route(
         _ path: String, method: String? = nil,
         handler: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
@@ -99,8 +101,21 @@ public final class InMemoryTransport: HTTPTransport {
     }
 
     /// Answers every request to `path` with the token backend.
+    ///
+    /// `path` may name the ID with the placeholders of ``/FleetAuthCore/TokenEndpoint``'s URL,
+    /// whole path segments as in `"/token/driver/{vehicleId}"`, so a test mounts the backend
+    /// at its production endpoint's path; the backend reads the ID from the path (`{id}` as
+    /// a vehicle ID). Without a placeholder it reads the query items FleetAuth adds.
+    ///
+    /// ```swift
+    /// let clock = ManualWallClock()
+    /// let transport = InMemoryTransport(clock: clock)
+    /// transport.mount(InMemoryTokenBackend(clock: clock), at: "/token/driver/{vehicleId}")
+    /// ```
     public func mount(_ backend: InMemoryTokenBackend, at path: String) {
-        route(path) { request in try await backend.respond(to: request) }
+        route(path) { request in
+            try await backend.respond(to: request, pathFields: PathPattern.fields(of: request.url, matching: path) ?? [:])
+        }
     }
 
     /// Faults for the next requests, one each, in order.

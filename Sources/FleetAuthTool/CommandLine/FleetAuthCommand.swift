@@ -10,7 +10,7 @@ package enum FleetAuthCommand {
                                         [--header 'Name: value']... [--format PRESET] [--post]
                                         [--token-key KEY [--expiry-key KEY --expiry-unit UNIT]]
                                         [--fleet on-demand|delivery] [--allow-wildcard] [--audience AUD|none]
-                                        [--timeout SECONDS] [--json]
+                                        [--timeout SECONDS] [--allow-insecure-http] [--json]
 
         Fetches a token the way the FleetAuth SDK does and checks the answer: status,
         redirects, content type, size, shape and expiry unit, the JWT's header and claims,
@@ -23,6 +23,8 @@ package enum FleetAuthCommand {
         vehicleid; delivery: deliveryvehicleid).
         --audience: the aud tokens must name, as the SDK requires (default
         \(TokenRules.fleetServiceAudience)); none skips the check.
+        --allow-insecure-http: plain http to a host other than loopback, as the SDK's
+        allowsInsecureHTTP: for a trusted test network only.
         PRESET: \(TokenResponseFormat.presetNames.map(\.name).joined(separator: ", "))
         (default: try every preset)
         Exit status: 0 nothing failed, 1 a check failed, 2 usage error.
@@ -79,6 +81,7 @@ package enum FleetAuthCommand {
         var expiryKey: String?
         var expiryUnit: TokenResponseFormat.ExpiryUnit?
         var fleet = FleetFlavor.onDemand
+        var allowsInsecureHTTP = false
         var rest = arguments.dropFirst()[...]
         func value(_ flag: String) throws(UsageError) -> String {
             guard let next = rest.first, !next.hasPrefix("--") else {
@@ -125,6 +128,7 @@ package enum FleetAuthCommand {
                 let given = try value(flag)
                 audience = given == "none" ? nil : given
             case "--post": post = true
+            case "--allow-insecure-http": allowsInsecureHTTP = true
             case "--token-key": tokenKey = try value(flag)
             case "--expiry-key": expiryKey = try value(flag)
             case "--expiry-unit":
@@ -135,7 +139,9 @@ package enum FleetAuthCommand {
                 case "seconds-from-now": expiryUnit = .secondsFromNow
                 default: throw UsageError(message: "--expiry-unit takes seconds, milliseconds or seconds-from-now")
                 }
-            default: throw UsageError(message: "unknown option \(flag)")
+            default:
+                let suggestion = nearest(to: flag, among: flags).map { "; did you mean \($0)?" } ?? ""
+                throw UsageError(message: "unknown option \(flag)\(suggestion)")
             }
         }
         guard let url else { throw UsageError(message: "--url is required") }
@@ -166,9 +172,34 @@ package enum FleetAuthCommand {
                 ? "--task-id" : "--\(scope.kind == .tracking ? "tracking" : "\(scope.kind)")-id"
             throw UsageError(message: "\(flag): \(error.message)")
         }
-        let options = EndpointChecker.Options(
+        var options = EndpointChecker.Options(
             url: url, scope: scope, headers: headers, format: format, allowWildcard: allowWildcard, audience: audience,
             method: post ? "POST" : "GET", timeout: timeout, fleet: fleet)
+        options.allowsInsecureHTTP = allowsInsecureHTTP
         return (options, json)
+    }
+
+    /// Every option `check-endpoint` takes.
+    static let flags = [
+        "--url", "--vehicle-id", "--task-id", "--trip-id", "--tracking-id", "--header", "--format", "--post",
+        "--token-key", "--expiry-key", "--expiry-unit", "--fleet", "--allow-wildcard", "--audience", "--timeout",
+        "--allow-insecure-http", "--json",
+    ]
+
+    /// The option closest to a mistyped `flag`: one it starts or ends, or one at most a
+    /// third of its letters away; `nil` when none is that close.
+    static func nearest(to flag: String, among options: [String]) -> String? {
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var row = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var next = [i + 1]
+                for (j, y) in b.enumerated() { next.append(min(row[j] + (x == y ? 0 : 1), row[j + 1] + 1, next[j] + 1)) }
+                row = next
+            }
+            return row[b.count]
+        }
+        let scored = options.map { ($0, distance(Array(flag), Array($0))) }.sorted { $0.1 < $1.1 }
+        if let close = scored.first, close.1 <= max(2, flag.count / 3) { return close.0 }
+        return options.first { $0.hasPrefix(flag) || flag.hasPrefix($0) }
     }
 }

@@ -56,16 +56,32 @@ extension EndpointChecker {
             return false
         }
         guard (200...299).contains(response.status) else {
+            let said = TokenResponseParser.excerpt(of: response.body).map { "; the backend said: \($0)" } ?? ""
             findings.append(
                 Finding(
-                    "status", .failure, "HTTP \(response.status)",
-                    fix: response.status == 401 || response.status == 403
-                        ? "send the app's credential with --header 'Authorization: …'"
-                        : "the endpoint must answer 200 with a token"))
+                    "status", .failure, "HTTP \(response.status)\(said)",
+                    fix: statusFix(response.status)))
             return false
         }
         findings.append(Finding("status", .ok, "HTTP \(response.status)"))
         return true
+    }
+
+    /// What to do about a status other than 2xx, in the checker's flags.
+    func statusFix(_ status: Int) -> String {
+        switch status {
+        case 401, 403:
+            guard !options.headers.isEmpty else {
+                return
+                    "the backend wants the app's credential: send it with --header 'Authorization: Bearer <credential>'"
+            }
+            let names = options.headers.keys.sorted().joined(separator: ", ")
+            return "the backend refused the credential sent with --header (\(names)): use a current one of a signed-in user of this backend, with the header name and scheme it expects"
+        case 404:
+            return "check the --url path, and that it names the ID where the backend expects it (\(URLTemplate.placeholderList(for: [options.scope.kind])), or the query item FleetAuth adds without one)"
+        default:
+            return "the endpoint must answer 200 with a token"
+        }
     }
 
     func checkContentType(_ response: TransportResponse, into findings: inout [Finding]) {

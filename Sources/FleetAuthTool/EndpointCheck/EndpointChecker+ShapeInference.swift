@@ -43,27 +43,6 @@ extension EndpointChecker {
         return (token, .json(tokenKey: tokenKey), nil)
     }
 
-    /// The command-line flags and the Swift expression that name `format`.
-    static func howToName(_ format: TokenResponseFormat) -> (flags: String, swift: String) {
-        if let preset = TokenResponseFormat.presetNames.first(where: { $0.format == format }) {
-            return ("--format \(preset.name)", preset.swift)
-        }
-        guard case .json(let tokenKey, let expiry) = format.body else { return ("--format plain", ".plainText") }
-        guard let expiry else {
-            return ("--token-key \(tokenKey)", ".json(tokenKey: \"\(tokenKey)\")")
-        }
-        let (flag, swiftUnit) =
-            switch expiry.unit {
-            case .absoluteSeconds: ("seconds", ".absoluteSeconds")
-            case .absoluteMilliseconds: ("milliseconds", ".absoluteMilliseconds")
-            default: ("seconds-from-now", ".secondsFromNow")
-            }
-        return (
-            "--token-key \(tokenKey) --expiry-key \(expiry.key) --expiry-unit \(flag)",
-            ".json(tokenKey: \"\(tokenKey)\", expiryKey: \"\(expiry.key)\", expiryUnit: \(swiftUnit))"
-        )
-    }
-
     /// Fails every known expiry field besides the format's own that agrees with the JWT's
     /// `exp` in none of the units the presets read it in: a body must not contradict itself.
     func checkOtherExpiryFields(

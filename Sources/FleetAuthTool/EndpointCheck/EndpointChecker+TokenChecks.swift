@@ -33,7 +33,7 @@ extension EndpointChecker {
             return (try? TokenResponseParser(format: format).check(expiry, against: exp, serverNow: serverNow)) != nil
         }
         if agreeing == nil, matches.isEmpty, options.format == nil, let inferred = inferredShape(of: response) {
-            let (flags, swift) = Self.howToName(inferred.1)
+            let (flags, swift) = inferred.1.spelling
             let unit = Self.expiryUnit(of: inferred.1).map { ", expiry in \($0.name)" } ?? ", expiry from the JWT's exp"
             findings.append(
                 Finding(
@@ -56,12 +56,27 @@ extension EndpointChecker {
                     options.format == nil
                         ? "matches no preset (\(firstError?.message ?? "unreadable"))"
                         : firstError?.message ?? "unreadable",
-                    fix: "answer {\"token\": \"<jwt>\"} or another documented shape, or pass --format"))
+                    fix: shapeFix(for: response)))
             return nil
         }
         let unit = Self.expiryUnit(of: match.1).map { ", expiry in \($0.name)" } ?? ", expiry from the JWT's exp"
         findings.append(Finding("shape", .ok, "matches \(match.1.name)\(unit)"))
         return match
+    }
+
+    /// The flags that read `response`'s body: the preset whose keys it holds, or the keys
+    /// inferred from it; else the shapes to answer in.
+    func shapeFix(for response: TransportResponse) -> String {
+        if let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
+            let preset = TokenResponseFormat.preset(readingKeysOf: object)
+        {
+            return "the body is the \(preset.format.name) shape: pass --format \(preset.name) (Swift: format: \(preset.swift))"
+        }
+        if let inferred = inferredShape(of: response) {
+            let (flags, swift) = inferred.1.spelling
+            return "the body reads as \(inferred.1.name): pass \(flags) (Swift: format: \(swift))"
+        }
+        return "answer {\"token\": \"<jwt>\"} or another shape --format names, or pass --format with the body's shape"
     }
 
     /// Presets with an expiry key first, so a body with one is read with it.
@@ -132,9 +147,14 @@ extension EndpointChecker {
             findings.append(
                 Finding("expiry-agreement", .ok, "the body's expiry (\(unit.name)) agrees with the JWT's exp"))
         } catch {
-            findings.append(
-                Finding(
-                    "expiry-agreement", .failure, error.message, fix: "send the expiry in the unit the format names"))
+            let parser = TokenResponseParser(format: format)
+            let fix =
+                if let agreeing = parser.agreeingUnit(bodyExpiry, against: exp, serverNow: serverNow) {
+                    "read as \(agreeing.name) it agrees: pass \(format.reading(expiryIn: agreeing).spelling.flags) (Swift: format: \(format.reading(expiryIn: agreeing).spelling.swift)), or make the backend send \(unit.name)"
+                } else {
+                    "the number agrees with exp in no unit: make the backend state the expiry of the token it sends"
+                }
+            findings.append(Finding("expiry-agreement", .failure, error.message, fix: fix))
         }
     }
 
@@ -180,7 +200,7 @@ extension EndpointChecker {
             findings.append(
                 Finding(
                     "authorization", .failure,
-                    "names the vehicle under `\(other.vehicleClaimKey)` (\(other) fleets); a \(options.fleet) vehicle needs `\(options.fleet.vehicleClaimKey)`",
+                    "names the vehicle under `\(other.vehicleClaimKey)` (\(other) fleets); \(options.fleet == .delivery ? "a" : "an") \(options.fleet) vehicle needs `\(options.fleet.vehicleClaimKey)`",
                     fix:
                         "mint the token for the \(options.fleet) fleet, or pass --fleet \(other) if the vehicle is \(other)"
                 ))

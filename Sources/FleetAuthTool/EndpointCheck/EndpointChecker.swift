@@ -30,6 +30,8 @@ package struct EndpointChecker: Sendable {
         package var timeout: TimeInterval
         /// The fleet flavor whose claim key must name the vehicle, as the SDK's rules.
         package var fleet: FleetFlavor
+        /// Plain `http` to a host other than loopback, as the SDK's `allowsInsecureHTTP`.
+        package var allowsInsecureHTTP = false
         /// The retries the exchange makes, as the SDK's (default); its deadline becomes
         /// ``timeout``, so that bounds the whole exchange.
         package var retry = RetryPolicy()
@@ -96,7 +98,7 @@ package struct EndpointChecker: Sendable {
         return EndpointReport(
             url: requested.map { Self.display($0, scope: options.scope) } ?? options.url, scope: options.scope,
             findings: findings, tokenFingerprint: token.map(AuthToken.fingerprint(of:)),
-            formatFlags: format.map { Self.howToName($0).flags }, formatSwift: format.map { Self.howToName($0).swift })
+            formatFlags: format.map { $0.spelling.flags }, formatSwift: format.map { $0.spelling.swift })
     }
 
     /// The URL as requested, without user info and with the values of query items other
@@ -172,7 +174,7 @@ package struct EndpointChecker: Sendable {
         case .unexpectedStatus:
             return Finding(
                 "status", .failure, "HTTP \(error.status ?? 0)\(every) within \(String(format: "%.0f", timeout)) s",
-                fix: "the SDK retries this status and then fails: the endpoint must answer 200 with a token")
+                fix: "the SDK retries this status and then fails: the endpoint must answer 200 with a token (\(error.message))")
         default:
             return Finding(
                 "request", .failure,
@@ -189,7 +191,8 @@ package struct EndpointChecker: Sendable {
     {
         // The SDK's own endpoint: the same template placeholders and query items.
         let endpoint = TokenEndpoint(
-            url: options.url, method: options.method, format: options.format ?? .tokenOnly, timeout: options.timeout)
+            url: options.url, method: options.method, format: options.format ?? .tokenOnly, timeout: options.timeout,
+            allowsInsecureHTTP: options.allowsInsecureHTTP)
         let request: TransportRequest
         do {
             try endpoint.validate(for: [options.scope.kind])
@@ -201,15 +204,22 @@ package struct EndpointChecker: Sendable {
                 Finding(
                     "transport", .failure, insecure ? "plain http to a host other than loopback" : error.message,
                     fix: insecure
-                        ? "serve the endpoint over https: the app's credential and the token would cross the network in clear text"
+                        ? "serve the endpoint over https: the app's credential and the token would cross the network in clear text; for a trusted test network only, pass --allow-insecure-http (Swift: allowsInsecureHTTP: true)"
                         : error.reason == .invalidConfiguration && error.message.contains("placeholder")
-                            ? "use {id}, {vehicleId}, {deliveryVehicleId}, {tripId}, {trackingId} or {taskId}"
+                            ? "use \(URLTemplate.placeholderList(for: [options.scope.kind])) for a \(options.scope.kind) ID"
                             : "pass an absolute https URL"))
             return nil
         }
         let scheme = request.url.scheme ?? "?"
-        findings.append(
-            Finding("transport", .ok, scheme == "https" ? "https" : "http to loopback (\(request.url.host ?? "?"))"))
+        let host = request.url.host ?? "?"
+        if case .clearText = TokenCarryingURL.judge(scheme: scheme, host: request.url.host, allowsInsecureHTTP: false) {
+            findings.append(
+                Finding(
+                    "transport", .warning, "clear-text http to \(host), allowed by --allow-insecure-http",
+                    fix: "for a trusted test network only: the app must use https in production"))
+        } else {
+            findings.append(Finding("transport", .ok, scheme == "https" ? "https" : "http to loopback (\(host))"))
+        }
         guard let response = await exchange(with: endpoint, into: &findings) else { return nil }
         guard checkStatus(response, request: request, into: &findings) else { return nil }
         checkContentType(response, into: &findings)

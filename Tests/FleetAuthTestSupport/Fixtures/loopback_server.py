@@ -85,6 +85,8 @@ SAMPLE_ROUTES = {
 }
 
 PROVIDER_ID = "loopback-project"
+# The app credential the README's quick start sends (its stand-in for a signed-in user's).
+APP_CREDENTIAL = "app-credential"
 
 # The fleet service's routes: collection -> (what the ID names, the method FleetAuth calls it
 # with, the claim key that must name the ID). A copy of FleetServiceRoute.all in
@@ -180,7 +182,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if parts[:1] == ["token"] and len(parts) == 2:
             return self.token(parts[1], query, body)
         if parts[:1] == ["token"] and len(parts) == 3 and parts[1] in SAMPLE_ROUTES:
-            # The platform's sample backends name the ID in the path.
+            # The platform's sample backends name the ID in the path. They check no login;
+            # this one refuses a credential other than the README's stand-in, so that a
+            # wrong one can be told from none.
+            credential = self.headers.get("Authorization")
+            if credential is not None and credential != "Bearer " + APP_CREDENTIAL:
+                return self.reply(401, b'{"error":"unknown app credential"}')
             shape, id_name = SAMPLE_ROUTES[parts[1]]
             query[id_name] = urllib.parse.unquote(parts[2])
             if parts[1].startswith("delivery_"):
