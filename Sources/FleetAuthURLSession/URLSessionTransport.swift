@@ -19,7 +19,7 @@ public import FleetAuthCore
 /// import FleetAuthURLSession
 ///
 /// let provider = try DriverTokenProvider(
-///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/driver-token"),
+///     endpoint: TokenEndpoint(url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp),
 ///     transport: URLSessionTransport()
 /// )
 /// ```

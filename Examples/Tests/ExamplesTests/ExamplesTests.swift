@@ -138,3 +138,36 @@ final class LogLines: @unchecked Sendable {
     func append(_ line: String) { lock.withLock { lines.append(line) } }
     var all: [String] { lock.withLock { lines } }
 }
+
+/// The test that "Testing your app" shows is the app team's test this package runs, word for word.
+@Test func theTestingArticleShowsTheAppTeamsTestAsItRuns() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    let article = try String(
+        contentsOf: root.appendingPathComponent("Sources/FleetAuthInMemory/Documentation.docc/TestingYourApp.md"),
+        encoding: .utf8)
+    let test = try String(
+        contentsOf: root.appendingPathComponent("Examples/Tests/AppTeamTests/ReportingThroughAnOutageTests.swift"),
+        encoding: .utf8)
+    let shown = article.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "```").first
+    #expect(shown == test, "copy Examples/Tests/AppTeamTests/ReportingThroughAnOutageTests.swift into the article")
+}
+
+/// A mistyped option is answered with the nearest one the example takes.
+@Test(arguments: [
+    ("--trip-id", "unknown option --trip-id; did you mean --trip-ids?"),
+    ("--timout", "unknown option --timout; did you mean --timeout?"),
+    ("--zzz", "unknown option --zzz"),
+])
+func aMistypedOptionGetsTheNearestOne(argument: String, message: String) {
+    #expect(throws: CommandLineOptions.UsageError.self) {
+        try CommandLineOptions([argument, "x"], valueNames: ["trip-ids", "timeout", "token-url"])
+    }
+    do {
+        _ = try CommandLineOptions([argument, "x"], valueNames: ["trip-ids", "timeout", "token-url"])
+    } catch let error as CommandLineOptions.UsageError {
+        #expect(error.message == message)
+    } catch {
+        Issue.record("unexpected \(error)")
+    }
+}

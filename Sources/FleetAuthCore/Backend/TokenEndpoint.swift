@@ -7,10 +7,13 @@ public import Foundation
 /// struct AppSession: Sendable { func appCredential() async throws -> String { "app-credential" } }
 /// let session = AppSession()
 /// -->
+/// The platform's sample backend, `GET /token/driver/{vehicleId}` answering
+/// `{"jwt", "creationTimestamp", "expirationTimestamp"}`:
+///
 /// ```swift
 /// let endpoint = TokenEndpoint(
-///     url: "https://api.example.com/fleet/token",
-///     format: .tokenWithExpiresInSeconds,
+///     url: "https://api.example.com/token/driver/{vehicleId}",
+///     format: .jwtWithExpirationTimestamp,
 ///     headers: { _ in ["Authorization": "Bearer \(try await session.appCredential())"] }
 /// )
 /// ```

@@ -153,7 +153,7 @@ package struct TokenFetcher: Sendable {
             let seconds = String(format: "%.1f", timeout)
             let bound =
                 timeout < endpoint.timeout
-                ? "what was left of the RetryPolicy's `deadline` (\(SpokenDuration.describe(retry.deadline)), a caller's whole wait over every attempt; the TokenEndpoint's `timeout`, \(SpokenDuration.describe(endpoint.timeout)), bounds each attempt). Check that the backend is up; to wait longer, raise both"
+                ? "what was left of the RetryPolicy's `deadline` for the callers' whole wait; each attempt may take the TokenEndpoint's `timeout` (\(SpokenDuration.describe(endpoint.timeout))). Check that the backend is up; to wait longer, raise both"
                 : "the TokenEndpoint's `timeout` for one attempt. Check that the backend is up and answers in time, or raise `timeout`"
             return .failure(
                 FleetAuthError(

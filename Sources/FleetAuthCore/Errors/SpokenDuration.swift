@@ -5,6 +5,7 @@ package enum SpokenDuration {
         let total = Int(abs(seconds).rounded(.down))
         let (hours, minutes, rest) = (total / 3600, total % 3600 / 60, total % 60)
         if hours > 0 { return minutes == 0 ? "\(hours) h" : "\(hours) h \(minutes) min" }
-        return minutes == 0 ? "\(rest) s" : "\(minutes) min \(rest) s"
+        if minutes == 0 { return "\(rest) s" }
+        return rest == 0 ? "\(minutes) min" : "\(minutes) min \(rest) s"
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// <!-- snippet setup:
 /// import FleetAuthDriver
 /// import FleetAuthURLSession
-/// let endpoint = TokenEndpoint(url: "https://api.example.com/fleet/driver-token")
+/// let endpoint = TokenEndpoint(url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp)
 /// -->
 /// ```swift
 /// let provider = try DriverTokenProvider(

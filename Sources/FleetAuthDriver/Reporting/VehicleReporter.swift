@@ -16,7 +16,7 @@ import Foundation
 /// import FleetAuthURLSession
 /// let fleetURL = URL(string: "https://fleet.example.com")!
 /// let provider = try DriverTokenProvider(
-///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/driver-token"), transport: URLSessionTransport())
+///     endpoint: TokenEndpoint(url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp), transport: URLSessionTransport())
 /// -->
 /// ```swift
 /// let reporter = try VehicleReporter(

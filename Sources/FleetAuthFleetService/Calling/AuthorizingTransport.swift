@@ -14,7 +14,7 @@ public import FleetAuthCore
 /// import FleetAuthURLSession
 /// import Foundation
 /// let provider = try DriverTokenProvider(
-///     endpoint: TokenEndpoint(url: "https://api.example.com/fleet/driver-token"), transport: URLSessionTransport())
+///     endpoint: TokenEndpoint(url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp), transport: URLSessionTransport())
 /// let vehicleURL = URL(string: "https://fleet.example.com/v1/providers/my-project/vehicles/v-42")!
 /// -->
 /// ```swift

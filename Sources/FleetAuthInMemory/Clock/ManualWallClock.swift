@@ -13,7 +13,7 @@ public import Foundation
 ///     let transport = InMemoryTransport(clock: clock, latency: 0.2)
 ///     transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
 ///     return try DriverTokenProvider(
-///         endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
+///         endpoint: TokenEndpoint(url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp), transport: transport, clock: clock)
 /// }
 /// -->
 /// ```swift

@@ -80,3 +80,35 @@ struct InMemoryTransportTests {
         await #expect(throws: CancellationError.self) { try await pending.value }
     }
 }
+
+/// A backend mounted at the production endpoint's path template serves the URLs the SDK
+/// builds from it, reading the ID from the path.
+@Suite("Mounting at a path template")
+struct InMemoryTransportTemplateTests {
+    @Test(arguments: [
+        ("/token/driver/{vehicleId}", AuthorizationScope.vehicle("v 42/x"), "vehicleid"),
+        ("/token/consumer/{tripId}", .trip("t-7"), "tripid"),
+        ("/token/delivery_consumer/{trackingId}", .tracking("s-1"), "trackingid"),
+        ("/tokens/{id}/jwt", .vehicle("v-9"), "vehicleid"),
+    ])
+    func servesTheEndpointsOwnURLs(path: String, scope: AuthorizationScope, claimKey: String) async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: path)
+        let endpoint = TokenEndpoint(url: "https://api.example.com" + path)
+        let request = try await endpoint.request(for: scope)
+        let response = try await transport.send(request)
+        #expect(response.status == 200, "\(request.url)")
+        let token = try TokenResponseParser(format: .tokenOnly).token(from: response, for: scope, receivedAt: clock.now())
+        #expect(token.scope == scope)
+    }
+
+    @Test func otherPathsAreNotServed() async throws {
+        let transport = InMemoryTransport()
+        transport.mount(InMemoryTokenBackend(), at: "/token/driver/{vehicleId}")
+        for path in ["/token/driver", "/token/driver/", "/token/driver/v-1/extra", "/token/drivers/v-1"] {
+            let response = try await transport.send(TransportRequest(url: URL(string: "https://a.example" + path)!))
+            #expect(response.status == 404, "\(path)")
+        }
+    }
+}

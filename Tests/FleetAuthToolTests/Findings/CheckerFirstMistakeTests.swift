@@ -1,0 +1,73 @@
+import FleetAuthTestSupport
+import FleetAuthTool
+import Foundation
+import Testing
+
+/// The checker answers a new user's first mistakes with the flag value that fixes them.
+@Suite("check-endpoint names the flag that fixes a first mistake")
+struct CheckerFirstMistakeTests {
+    let server: LoopbackServer
+    init() throws { server = try LoopbackServer.running() }
+
+    func check(_ path: String, _ extra: [String] = []) async -> CommandRun {
+        await CommandRun.run(["check-endpoint", "--url", server.url(path), "--vehicle-id", "v-42"] + extra)
+    }
+
+    /// The platform sample's answer checked with another --format: the fix names the value.
+    @Test func aWrongFormatGetsTheValueThatReadsTheBody() async {
+        let run = await check("/token/driver/{vehicleId}", ["--format", "expires-in-seconds"])
+        #expect(run.status == 1)
+        #expect(
+            run.output.contains(
+                "fix: the body is the {jwt, expirationTimestamp in absolute ms} shape: pass --format jwt-expiration-timestamp (Swift: format: .jwtWithExpirationTimestamp)"
+            ), "\(run.output)")
+    }
+
+    @Test func aUnitMixUpGetsTheExpiryUnitThatAgrees() async {
+        let run = await check(
+            "/token/custom-keys",
+            ["--token-key", "accessToken", "--expiry-key", "expiresAtMillis", "--expiry-unit", "seconds"])
+        #expect(run.line("expiry-agreement")?.hasPrefix("  failure") == true)
+        #expect(run.output.contains("pass --token-key accessToken --expiry-key expiresAtMillis --expiry-unit milliseconds"))
+    }
+
+    @Test func aRefusedCredentialIsToldFromAMissingOne() async {
+        let refused = await check("/token/driver/{vehicleId}", ["--header", "Authorization: Bearer wrong"])
+        #expect(refused.line("status")?.contains(#"HTTP 401; the backend said: {"error":"unknown app credential"}"#) == true)
+        #expect(refused.output.contains("the backend refused the credential sent with --header (Authorization)"))
+        #expect(!refused.output.contains("wrong"))
+        let missing = await check("/token/driver/{vehicleId}?status=401")
+        #expect(missing.output.contains("send it with --header 'Authorization: Bearer <credential>'"))
+        let accepted = await check("/token/driver/{vehicleId}", ["--header", "Authorization: Bearer app-credential"])
+        #expect(accepted.status == 0, "\(accepted.output)")
+    }
+
+    @Test func aPlaceholderOfAnotherKindIsNotOfferedBack() async {
+        let run = await check("/token/driver/{tripId}")
+        let fix = run.output.split(separator: "\n").first { $0.contains("fix:") } ?? ""
+        #expect(fix.contains("{id}, {vehicleId} or {deliveryVehicleId}"), "\(run.output)")
+        #expect(!fix.contains("{tripId}"))
+    }
+
+    @Test func a404ShowsWhatTheBackendSaidAndThePlaceholders() async {
+        let run = await check("/token/drivr/{vehicleId}")
+        #expect(run.line("status")?.contains(#"HTTP 404; the backend said: {"error":"no route"}"#) == true, "\(run.output)")
+        #expect(run.output.contains("check the --url path"))
+    }
+
+    @Test func clearTextToARemoteHostHasAnOptIn() async {
+        let refused = await CommandRun.run(["check-endpoint", "--url", "http://10.0.0.5/token", "--vehicle-id", "v-42"])
+        #expect(refused.output.contains("pass --allow-insecure-http"))
+        let allowed = try? FleetAuthCommand.parse([
+            "check-endpoint", "--url", "http://10.0.0.5/token", "--vehicle-id", "v-42", "--allow-insecure-http",
+        ])
+        #expect(allowed?.options.allowsInsecureHTTP == true)
+    }
+
+    @Test(arguments: [("--vehicle", "--vehicle-id"), ("--allow-insecure", "--allow-insecure-http"), ("--fromat", "--format")])
+    func aMistypedOptionGetsTheNearestOne(typed: String, meant: String) async {
+        let run = await CommandRun.run(["check-endpoint", "--url", "https://a.example/t", typed, "x"])
+        #expect(run.status == 2)
+        #expect(run.errors.hasPrefix("fleetauth: unknown option \(typed); did you mean \(meant)?"), "\(run.errors)")
+    }
+}
