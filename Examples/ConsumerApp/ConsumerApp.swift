@@ -28,7 +28,8 @@ struct ConsumerApp {
         """
 
     static let valueNames: Set<String> = [
-        "hours", "token-url", "fleet-url", "provider-id", "trip-ids", "format", "header", "timeout", "audience", "rounds",
+        "hours", "token-url", "fleet-url", "provider-id", "trip-ids", "format", "header", "timeout", "audience",
+        "rounds",
         "interval", "tracking-ids", "log-level",
     ]
 

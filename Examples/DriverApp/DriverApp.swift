@@ -29,7 +29,8 @@ struct DriverApp {
         """
 
     static let valueNames: Set<String> = [
-        "hours", "token-url", "fleet-url", "provider-id", "vehicle-id", "format", "header", "timeout", "audience", "updates",
+        "hours", "token-url", "fleet-url", "provider-id", "vehicle-id", "format", "header", "timeout", "audience",
+        "updates",
         "interval", "fleet", "log-level",
     ]
 

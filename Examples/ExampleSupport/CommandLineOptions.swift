@@ -50,7 +50,9 @@ public struct CommandLineOptions {
             var row = Array(0...b.count)
             for (i, x) in a.enumerated() {
                 var next = [i + 1]
-                for (j, y) in b.enumerated() { next.append(min(row[j] + (x == y ? 0 : 1), row[j + 1] + 1, next[j] + 1)) }
+                for (j, y) in b.enumerated() {
+                    next.append(min(row[j] + (x == y ? 0 : 1), row[j + 1] + 1, next[j] + 1))
+                }
                 row = next
             }
             return row[b.count]

@@ -21,7 +21,8 @@ import Testing
         refresh: RefreshPolicy(spreadsRefreshes: false),  // refresh at its scheduled moment, in the outage
         observer: events.record)
     let reporter = try VehicleReporter(
-        fleetService: FleetServiceEndpoint(baseURL: URL(string: "https://fleet.example.com")!, providerID: "my-project"),
+        fleetService: FleetServiceEndpoint(
+            baseURL: URL(string: "https://fleet.example.com")!, providerID: "my-project"),
         vehicleID: "v-42", authorization: provider, transport: transport, clock: clock)
 
     // Every token request answers 503 for 8 minutes from minute 50: past the 5 minutes of

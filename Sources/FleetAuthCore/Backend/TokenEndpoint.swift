@@ -3,13 +3,13 @@ public import Foundation
 /// The operator's token backend: where to ask, how to name the vehicle or trip, which
 /// credentials to send and how to read the answer.
 ///
+/// The platform's sample backend, `GET /token/driver/{vehicleId}` answering
+/// `{"jwt", "creationTimestamp", "expirationTimestamp"}`:
+///
 /// <!-- snippet setup:
 /// struct AppSession: Sendable { func appCredential() async throws -> String { "app-credential" } }
 /// let session = AppSession()
 /// -->
-/// The platform's sample backend, `GET /token/driver/{vehicleId}` answering
-/// `{"jwt", "creationTimestamp", "expirationTimestamp"}`:
-///
 /// ```swift
 /// let endpoint = TokenEndpoint(
 ///     url: "https://api.example.com/token/driver/{vehicleId}",

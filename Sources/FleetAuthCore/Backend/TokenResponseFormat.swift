@@ -42,15 +42,23 @@ public struct TokenResponseFormat: Sendable, Hashable {
         case plainText
     }
 
+    /// A name that takes no part in equality, so that two formats which read the same body
+    /// compare equal whatever they are called (`.tokenOnly == .json(tokenKey: "token")`).
+    package struct Label: Sendable, Hashable {
+        let text: String
+        package static func == (lhs: Label, rhs: Label) -> Bool { true }
+        package func hash(into hasher: inout Hasher) {}
+    }
+
     package let body: Body
+    private let label: Label
     /// A short name for messages and reports.
-    package let name: String
+    package var name: String { label.text }
 
-    /// Formats are equal when they read the same bodies, whatever their names.
-    public static func == (lhs: TokenResponseFormat, rhs: TokenResponseFormat) -> Bool { lhs.body == rhs.body }
-
-    /// Hashes what ``==`` compares: the shape read, not the name.
-    public func hash(into hasher: inout Hasher) { hasher.combine(body) }
+    private init(body: Body, name: String) {
+        self.body = body
+        self.label = Label(text: name)
+    }
 
     /// A JSON object holding the token under `tokenKey` and, optionally, its expiry.
     ///

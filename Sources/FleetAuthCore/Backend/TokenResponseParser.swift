@@ -101,7 +101,9 @@ package struct TokenResponseParser: Sendable {
                 let fix =
                     if let unit = agreeingUnit(bodyExpiry, against: exp, serverNow: serverNow) {
                         "Read as \(unit.name) it agrees: set the TokenEndpoint's `format: \(format.reading(expiryIn: unit).spelling.swift)`, or make the backend send what the format reads."
-                    } else { "It agrees with `exp` in no unit: make the backend state the expiry of the token it sends." }
+                    } else {
+                        "It agrees with `exp` in no unit: make the backend state the expiry of the token it sends."
+                    }
                 throw error.appending(fix)
             }
         }
@@ -255,7 +257,9 @@ package struct TokenResponseParser: Sendable {
     }
 
     /// The other unit in which the body's expiry number agrees with `exp`, if one does.
-    package func agreeingUnit(_ bodyExpiry: Double, against exp: Date, serverNow: Date) -> TokenResponseFormat.ExpiryUnit? {
+    package func agreeingUnit(_ bodyExpiry: Double, against exp: Date, serverNow: Date) -> TokenResponseFormat
+        .ExpiryUnit?
+    {
         guard case .json(_, let field?) = format.body else { return nil }
         let units: [TokenResponseFormat.ExpiryUnit] = [.absoluteSeconds, .absoluteMilliseconds, .secondsFromNow]
         return units.first { unit in

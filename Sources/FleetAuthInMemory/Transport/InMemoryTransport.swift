@@ -114,7 +114,8 @@ public final class InMemoryTransport: HTTPTransport {
     /// ```
     public func mount(_ backend: InMemoryTokenBackend, at path: String) {
         route(path) { request in
-            try await backend.respond(to: request, pathFields: PathPattern.fields(of: request.url, matching: path) ?? [:])
+            try await backend.respond(
+                to: request, pathFields: PathPattern.fields(of: request.url, matching: path) ?? [:])
         }
     }
 

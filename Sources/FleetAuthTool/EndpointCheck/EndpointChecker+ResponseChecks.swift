@@ -76,9 +76,11 @@ extension EndpointChecker {
                     "the backend wants the app's credential: send it with --header 'Authorization: Bearer <credential>'"
             }
             let names = options.headers.keys.sorted().joined(separator: ", ")
-            return "the backend refused the credential sent with --header (\(names)): use a current one of a signed-in user of this backend, with the header name and scheme it expects"
+            return
+                "the backend refused the credential sent with --header (\(names)): use a current one of a signed-in user of this backend, with the header name and scheme it expects"
         case 404:
-            return "check the --url path, and that it names the ID where the backend expects it (\(URLTemplate.placeholderList(for: [options.scope.kind])), or the query item FleetAuth adds without one)"
+            return
+                "check the --url path, and that it names the ID where the backend expects it (\(URLTemplate.placeholderList(for: [options.scope.kind])), or the query item FleetAuth adds without one)"
         default:
             return "the endpoint must answer 200 with a token"
         }

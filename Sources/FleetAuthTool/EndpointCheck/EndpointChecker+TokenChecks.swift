@@ -70,7 +70,8 @@ extension EndpointChecker {
         if let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
             let preset = TokenResponseFormat.preset(readingKeysOf: object)
         {
-            return "the body is the \(preset.format.name) shape: pass --format \(preset.name) (Swift: format: \(preset.swift))"
+            return
+                "the body is the \(preset.format.name) shape: pass --format \(preset.name) (Swift: format: \(preset.swift))"
         }
         if let inferred = inferredShape(of: response) {
             let (flags, swift) = inferred.1.spelling

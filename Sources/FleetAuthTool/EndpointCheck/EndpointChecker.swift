@@ -174,7 +174,9 @@ package struct EndpointChecker: Sendable {
         case .unexpectedStatus:
             return Finding(
                 "status", .failure, "HTTP \(error.status ?? 0)\(every) within \(String(format: "%.0f", timeout)) s",
-                fix: "the SDK retries this status and then fails: the endpoint must answer 200 with a token (\(error.message))")
+                fix:
+                    "the SDK retries this status and then fails: the endpoint must answer 200 with a token (\(error.message))"
+            )
         default:
             return Finding(
                 "request", .failure,

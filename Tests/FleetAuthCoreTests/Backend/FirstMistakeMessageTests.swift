@@ -55,7 +55,9 @@ struct FirstMistakeMessageTests {
                 "`format: .json(tokenKey: \"token\", expiryKey: \"expiration\", expiryUnit: .absoluteMilliseconds)`"),
             "\(error.message)")
         let preset = try #require(
-            failure(Answers.json(["jwt": Answers.jwt(), "expirationTimestamp": 1_800_003_600]), format: .jwtWithExpirationTimestamp))
+            failure(
+                Answers.json(["jwt": Answers.jwt(), "expirationTimestamp": 1_800_003_600]),
+                format: .jwtWithExpirationTimestamp))
         #expect(preset.message.contains("Read as absolute Unix seconds it agrees"), "\(preset.message)")
     }
 
@@ -65,7 +67,8 @@ struct FirstMistakeMessageTests {
         let secret = Answers.jwt()
         let body = Data(#"{"error": "no such route", "echo": "\#(secret)"}"#.utf8)
         let error = try #require(failure(Answers.raw(body, status: 404)))
-        #expect(error.message.contains("({id}, {vehicleId} or {deliveryVehicleId}, or the query item"), "\(error.message)")
+        #expect(
+            error.message.contains("({id}, {vehicleId} or {deliveryVehicleId}, or the query item"), "\(error.message)")
         #expect(!error.message.contains("{tripId}"))
         #expect(error.message.contains(#"The backend said: {"error": "no such route", "echo": "<hidden>"}"#))
         for part in secret.split(separator: ".") { #expect(!error.description.contains(part)) }
@@ -133,7 +136,10 @@ struct HangingBackendMessageTests {
     @Test func theRetryDeadlineCutsTheLastAttempt() async throws {
         let error = try await hang(timeout: 15)
         #expect(error.code == .timedOut)
-        #expect(error.message.hasPrefix("The token backend did not answer within 14.5 s, what was left of the RetryPolicy's `deadline`"), "\(error.message)")
+        #expect(
+            error.message.hasPrefix(
+                "The token backend did not answer within 14.5 s, what was left of the RetryPolicy's `deadline`"),
+            "\(error.message)")
         #expect(error.message.contains("This caller waited 30 s over 2 attempts"), "\(error.message)")
     }
 
@@ -146,7 +152,10 @@ struct HangingBackendMessageTests {
 
     @Test func theEndpointTimeoutBoundsOneAttempt() async throws {
         let error = try await hang(timeout: 3, retry: RetryPolicy(maximumAttempts: 1))
-        #expect(error.message.hasPrefix("The token backend did not answer within 3.0 s, the TokenEndpoint's `timeout` for one attempt"), "\(error.message)")
+        #expect(
+            error.message.hasPrefix(
+                "The token backend did not answer within 3.0 s, the TokenEndpoint's `timeout` for one attempt"),
+            "\(error.message)")
         #expect(error.message.contains("This caller waited 3 s over 1 attempt;"), "\(error.message)")
     }
 }

@@ -99,7 +99,8 @@ struct InMemoryTransportTemplateTests {
         let request = try await endpoint.request(for: scope)
         let response = try await transport.send(request)
         #expect(response.status == 200, "\(request.url)")
-        let token = try TokenResponseParser(format: .tokenOnly).token(from: response, for: scope, receivedAt: clock.now())
+        let token = try TokenResponseParser(format: .tokenOnly).token(
+            from: response, for: scope, receivedAt: clock.now())
         #expect(token.scope == scope)
     }
 

@@ -28,12 +28,15 @@ struct CheckerFirstMistakeTests {
             "/token/custom-keys",
             ["--token-key", "accessToken", "--expiry-key", "expiresAtMillis", "--expiry-unit", "seconds"])
         #expect(run.line("expiry-agreement")?.hasPrefix("  failure") == true)
-        #expect(run.output.contains("pass --token-key accessToken --expiry-key expiresAtMillis --expiry-unit milliseconds"))
+        #expect(
+            run.output.contains("pass --token-key accessToken --expiry-key expiresAtMillis --expiry-unit milliseconds"))
     }
 
     @Test func aRefusedCredentialIsToldFromAMissingOne() async {
         let refused = await check("/token/driver/{vehicleId}", ["--header", "Authorization: Bearer wrong"])
-        #expect(refused.line("status")?.contains(#"HTTP 401; the backend said: {"error":"unknown app credential"}"#) == true)
+        #expect(
+            refused.line("status")?.contains(#"HTTP 401; the backend said: {"error":"unknown app credential"}"#) == true
+        )
         #expect(refused.output.contains("the backend refused the credential sent with --header (Authorization)"))
         #expect(!refused.output.contains("wrong"))
         let missing = await check("/token/driver/{vehicleId}?status=401")
@@ -51,7 +54,8 @@ struct CheckerFirstMistakeTests {
 
     @Test func a404ShowsWhatTheBackendSaidAndThePlaceholders() async {
         let run = await check("/token/drivr/{vehicleId}")
-        #expect(run.line("status")?.contains(#"HTTP 404; the backend said: {"error":"no route"}"#) == true, "\(run.output)")
+        #expect(
+            run.line("status")?.contains(#"HTTP 404; the backend said: {"error":"no route"}"#) == true, "\(run.output)")
         #expect(run.output.contains("check the --url path"))
     }
 
@@ -64,7 +68,9 @@ struct CheckerFirstMistakeTests {
         #expect(allowed?.options.allowsInsecureHTTP == true)
     }
 
-    @Test(arguments: [("--vehicle", "--vehicle-id"), ("--allow-insecure", "--allow-insecure-http"), ("--fromat", "--format")])
+    @Test(arguments: [
+        ("--vehicle", "--vehicle-id"), ("--allow-insecure", "--allow-insecure-http"), ("--fromat", "--format"),
+    ])
     func aMistypedOptionGetsTheNearestOne(typed: String, meant: String) async {
         let run = await CommandRun.run(["check-endpoint", "--url", "https://a.example/t", typed, "x"])
         #expect(run.status == 2)
