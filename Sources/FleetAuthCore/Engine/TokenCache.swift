@@ -1,8 +1,7 @@
 package import Foundation
 
-/// The engine's token cache: a dictionary that, when full, evicts the scope used least
-/// recently. Finding it takes a walk over the entries, paid only by a store into a full
-/// cache (a fetch), never by a lookup. It has no lock of its own: it lives in
+/// The engine's token cache: a dictionary that, when full, evicts the scope stored longest
+/// ago, found in the same few steps at any size. It has no lock of its own: it lives in
 /// ``TokenEngineState``, behind the engine's.
 package struct TokenCache {
     /// A cached token with the moments (uptimes) it turns stale, expiring and unusable. From
@@ -73,16 +72,14 @@ package struct TokenCache {
         }
     }
 
-    /// One cached scope: its entry, and when it was last stored or used.
+    /// One cached scope: its entry, and the store that put it there.
     private struct Slot {
         var entry: Entry
-        var lastUsed: UInt64
+        let stored: UInt64
 
-        /// Marks the slot used at `tick`, records the lookup, and says what the token is worth
-        /// now, all in place (copying the entry out of the dictionary measured 250 more
-        /// instructions per lookup).
-        mutating func use(at now: TimeInterval, tick: UInt64) -> (AuthToken, RefreshPolicy.Freshness, Bool) {
-            lastUsed = tick
+        /// Records the lookup and says what the token is worth now, in place (copying the
+        /// entry out of the dictionary measured 250 more instructions per lookup).
+        mutating func use(at now: TimeInterval) -> (AuthToken, RefreshPolicy.Freshness, Bool) {
             if now >= entry.watchFrom { entry.recordLookup(at: now) }
             return (entry.token, entry.freshness(at: now), now < entry.floorAt)
         }
@@ -90,8 +87,13 @@ package struct TokenCache {
 
     package let capacity: Int
     private var slots: [AuthorizationScope: Slot] = [:]
-    /// Counts stores and uses: the order of ``Slot/lastUsed``.
-    private var tick: UInt64 = 0
+    /// Scopes in the order they were stored, oldest from `head` on; an item whose slot was
+    /// stored again or removed since is skipped when met, and the array is compacted once
+    /// most of it lies before `head`.
+    private var order: [(scope: AuthorizationScope, stored: UInt64)] = []
+    private var head = 0
+    /// Counts stores: the order of ``Slot/stored``.
+    private var stores: UInt64 = 0
 
     /// Creates an empty cache holding at most `capacity` entries (at least one).
     package init(capacity: Int) {
@@ -102,31 +104,50 @@ package struct TokenCache {
 
     package var scopes: [AuthorizationScope] { Array(slots.keys) }
 
-    /// The token for `scope`, its state at `now` and whether it is above its outage floor;
-    /// marks the entry used.
+    /// The items of the store order kept now, stale ones included: for tests of its bound.
+    package var bookkeepingCount: Int { order.count - head }
+
+    /// The token for `scope`, its state at `now` and whether it is above its outage floor.
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
         guard let index = slots.index(forKey: scope) else { return nil }
-        tick &+= 1
-        return slots.values[index].use(at: now, tick: tick)
+        return slots.values[index].use(at: now)
     }
 
-    /// The entry for `scope`, without marking it as used.
+    /// The entry for `scope`.
     package func peek(_ scope: AuthorizationScope) -> Entry? {
         slots[scope]?.entry
     }
 
-    /// Stores `entry` for `scope`, replacing any earlier one.
-    /// - Returns: the scope evicted to make room, if any.
-    package mutating func store(_ entry: Entry, for scope: AuthorizationScope) -> AuthorizationScope? {
-        var evicted: AuthorizationScope?
+    /// Stores `entry` for `scope`, replacing any earlier one. When the cache is full, the
+    /// scope stored longest ago makes room: tokens live alike, so it is the one nearest its
+    /// expiry, and finding it takes the same few steps at any size.
+    /// - Returns: the scope evicted to make room and its entry, if any.
+    package mutating func store(_ entry: Entry, for scope: AuthorizationScope)
+        -> (scope: AuthorizationScope, entry: Entry)?
+    {
+        var evicted: (scope: AuthorizationScope, entry: Entry)?
         if slots[scope] == nil, slots.count >= capacity {
-            evicted = slots.min { $0.value.lastUsed < $1.value.lastUsed }?.key
-            if let evicted { slots[evicted] = nil }
+            while head < order.count {
+                let (oldest, stored) = order[head]
+                head += 1
+                if let slot = slots[oldest], slot.stored == stored {
+                    slots[oldest] = nil
+                    evicted = (oldest, slot.entry)
+                    break
+                }
+            }
         }
-        tick &+= 1
-        slots[scope] = Slot(entry: entry, lastUsed: tick)
+        stores &+= 1
+        slots[scope] = Slot(entry: entry, stored: stores)
+        order.append((scope, stores))
+        // Items of replaced or removed slots pile up: drop them once they outnumber the
+        // slots, which costs one pass per as many stores (constant per store on average).
+        if order.count - head > 2 * slots.count + 64 {
+            order = order[head...].filter { slots[$0.scope]?.stored == $0.stored }
+            head = 0
+        }
         return evicted
     }
 
@@ -139,5 +160,7 @@ package struct TokenCache {
 
     package mutating func removeAll() {
         slots.removeAll()
+        order.removeAll()
+        head = 0
     }
 }

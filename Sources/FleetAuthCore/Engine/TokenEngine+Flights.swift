@@ -131,7 +131,7 @@ extension TokenEngine {
         let refresh = configuration.refresh
         let randomUnit = fetcher.randomUnit()
         let spreadUnit = fetcher.randomUnit()
-        var evicted: AuthorizationScope?
+        var evicted: (scope: AuthorizationScope, firstUsable: Bool)?
         typealias Outcome = (
             waiters: [TokenEngineState.Waiter], result: Result<AuthToken, FleetAuthError>,
             idle: [TokenEngineState.ConditionWaiter]
@@ -165,20 +165,29 @@ extension TokenEngine {
                 if refresh.spreadsRefreshes, !onSchedule || state.outages[scope] != nil {
                     entry.spreadRefresh(from: now, unit: spreadUnit)
                 }
-                evicted = state.cache.store(entry, for: scope)
+                if let dropped = state.cache.store(entry, for: scope) {
+                    // The first usable token dropped warns; the statistics count them all.
+                    let usable = now < dropped.entry.floorAt
+                    if usable { state.evictedUsable += 1 }
+                    evicted = (dropped.scope, usable && state.evictedUsable == 1)
+                    state.forget(dropped.scope)
+                }
                 state.outages[scope] = nil
             case .failure(let error):
                 var outage = state.outages[scope] ?? TokenEngineState.Outage(since: started, error: error)
                 outage.error = error
                 outage.replayUntil = now + configuration.retry.failureCooldown
                 state.outages[scope] = outage
+                state.boundPerScopeState()
                 result = .failure(outage.failure(at: now))
             }
             state.noteChange(of: scope, at: now)
-            if let evicted { state.noteChange(of: evicted, at: now) }
+            if let evicted { state.noteChange(of: evicted.scope, at: now) }
             return (Array(flight.waiters.values), result, idle)
         }
-        if let evicted { emit(.evicted(evicted)) }
+        if let evicted {
+            emit(.evicted(evicted.scope, usableWithCapacity: evicted.firstUsable ? configuration.cacheCapacity : nil))
+        }
         for waiter in waiters { resume(waiter, with: result.mapError { $0 as any Error }) }
         wakeAnsweredCallers()
         wake(idle)
@@ -207,6 +216,7 @@ extension TokenEngine {
             outage.attempts = max(outage.attempts, attempt)
             flight.failedAttempts += 1
             state.outages[scope] = outage
+            state.boundPerScopeState()
             let entry = state.cache.peek(scope)
             let budgetSpent =
                 !error.isTransient || attempt >= retry.maximumAttempts

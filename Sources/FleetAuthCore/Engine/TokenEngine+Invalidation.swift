@@ -12,6 +12,7 @@ extension TokenEngine {
             rejected.append(tokenValue)
             if rejected.count > 4 { rejected.removeFirst() }
             state.rejected[scope] = rejected
+            state.boundPerScopeState()
             guard state.cache.peek(scope)?.token.value == tokenValue else { return false }
             state.cache.remove(scope)
             state.noteChange(of: scope, at: now)

@@ -98,6 +98,8 @@ struct TokenEngineState {
     var hits = 0
     var waits = 0
     var degraded = 0
+    /// Tokens the full cache dropped while still usable.
+    var evictedUsable = 0
     /// Fetch tasks started and not yet finished, and the callers of `waitUntilIdle()`.
     var runningTasks = 0
     var idleWaiters: [ConditionWaiter] = []
@@ -116,6 +118,25 @@ struct TokenEngineState {
 
     init(capacity: Int) {
         cache = TokenCache(capacity: capacity)
+    }
+
+    /// Drops what is kept for `scope` beside its cache entry (its outage, its rejected
+    /// values) unless a fetch for it runs: the cache has let it go.
+    mutating func forget(_ scope: AuthorizationScope) {
+        guard flights[scope] == nil else { return }
+        outages[scope] = nil
+        rejected[scope] = nil
+    }
+
+    /// Keeps the outages and rejected values bounded by the cache: past twice its capacity,
+    /// those of scopes with no cache entry and no fetch running go (a pass paid once per
+    /// at least as many new scopes as the cache holds).
+    mutating func boundPerScopeState() {
+        guard outages.count > 2 * cache.capacity || rejected.count > 2 * cache.capacity else { return }
+        for scope in Set(outages.keys).union(rejected.keys) where flights[scope] == nil && cache.peek(scope) == nil {
+            outages[scope] = nil
+            rejected[scope] = nil
+        }
     }
 
     mutating func nextID() -> UInt64 {

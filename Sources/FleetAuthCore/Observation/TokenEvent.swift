@@ -22,7 +22,7 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         case .fetchStarted(let scope, _), .fetchSucceeded(let scope, _, _, _), .fetchFailed(let scope, _, _, _),
             .servedFresh(let scope, _), .failureReplayed(let scope, _), .servedStale(let scope, _),
             .servedDegraded(let scope, _, _, _), .clockDisagreement(let scope, _, _), .refreshScheduled(let scope),
-            .invalidated(let scope, _, _), .evicted(let scope):
+            .invalidated(let scope, _, _), .evicted(let scope, _):
             scope
         case .invalidatedAll: nil
         }
@@ -61,7 +61,8 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         case refreshScheduled(AuthorizationScope)
         case invalidated(AuthorizationScope, fingerprint: String, dropped: Bool)
         case invalidatedAll
-        case evicted(AuthorizationScope)
+        /// `usableWithCapacity` is set the first time the token dropped was still usable.
+        case evicted(AuthorizationScope, usableWithCapacity: Int?)
 
         /// One line, without token values.
         package var description: String {
@@ -89,7 +90,10 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
             case .invalidated(let scope, let fingerprint, let dropped):
                 return "invalidated \(scope) \(fingerprint) \(dropped ? "dropped" : "not cached")"
             case .invalidatedAll: return "invalidatedAll"
-            case .evicted(let scope): return "evicted \(scope)"
+            case .evicted(let scope, nil): return "evicted \(scope)"
+            case .evicted(let scope, let capacity?):
+                return
+                    "evicted \(scope) while its token was still usable: more contexts are in use than cacheCapacity (\(capacity)) holds, and each one dropped is fetched again; raise cacheCapacity above the number of vehicles and trips served"
             }
         }
     }

@@ -42,7 +42,9 @@ extension TokenEvent {
         /// is kept, its life read off the backend's clock; if the fleet service refuses it, the
         /// backend's clock is the likely cause.
         public static let clockDisagreement = Kind("clockDisagreement")
-        /// A full cache dropped the scope used least recently.
+        /// A full cache dropped the context stored longest ago. At warning level when its
+        /// token was still usable: more contexts are in use than `cacheCapacity` holds (the
+        /// statistics count these), so raise it.
         public static let evicted = Kind("evicted")
     }
 

@@ -16,7 +16,8 @@ extension TokenEvent.Detail {
     package var level: TokenEventLevel {
         switch self {
         case .servedFresh, .servedStale, .failureReplayed, .fetchStarted, .refreshScheduled: return .debug
-        case .fetchSucceeded, .invalidated, .invalidatedAll, .evicted: return .info
+        case .fetchSucceeded, .invalidated, .invalidatedAll, .evicted(_, nil): return .info
+        case .evicted(_, _?): return .warning
         case .fetchFailed(_, _, _, let retryIn): return retryIn == nil ? .error : .warning
         case .servedDegraded, .clockDisagreement: return .warning
         }

@@ -14,7 +14,7 @@ package struct TokenProviderConfiguration: Sendable {
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
         refresh: RefreshPolicy = RefreshPolicy(), retry: RetryPolicy = RetryPolicy(),
         rules: TokenRules = TokenRules(),
-        cacheCapacity: Int = 1024, observer: (@Sendable (TokenEvent) -> Void)? = nil
+        cacheCapacity: Int = 131_072, observer: (@Sendable (TokenEvent) -> Void)? = nil
     ) {
         self.endpoint = endpoint
         self.transport = transport

@@ -14,12 +14,18 @@ public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
     public var degradedServes: Int
     /// Scopes with a cached token now.
     package var cachedScopes: Int
+    /// Tokens a full cache dropped while they were still usable: more contexts in use than
+    /// `cacheCapacity` holds, each dropped one fetched again.
+    package var evictedUsable = 0
     /// Fetches in flight now, background refreshes included.
     public package(set) var activeFetches: Int
 
     /// `fetches 3, hits 120, waits 2, degraded 0, cached 2, in flight 0`: the counts, the
-    /// contexts with a cached token now and the fetches in flight now.
+    /// contexts with a cached token now and the fetches in flight now; then, if a full
+    /// cache ever dropped a usable token, `, evicted while usable 5 (raise cacheCapacity)`.
     public var description: String {
-        "fetches \(fetches), hits \(hits), waits \(waits), degraded \(degradedServes), cached \(cachedScopes), in flight \(activeFetches)"
+        let evicted = evictedUsable == 0 ? "" : ", evicted while usable \(evictedUsable) (raise cacheCapacity)"
+        return
+            "fetches \(fetches), hits \(hits), waits \(waits), degraded \(degradedServes), cached \(cachedScopes), in flight \(activeFetches)\(evicted)"
     }
 }

@@ -2,7 +2,7 @@ import FleetAuthCore
 import Foundation
 import Testing
 
-@Suite("Token cache: entries and least-recently-used eviction")
+@Suite("Token cache: entries and eviction of the scope stored longest ago")
 struct TokenCacheTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let uptime = now.timeIntervalSince1970
@@ -16,26 +16,40 @@ struct TokenCacheTests {
 
     @Test func storesPeeksAndReplacesWithoutEvicting() {
         var cache = TokenCache(capacity: 2)
-        #expect(cache.store(Self.entry("a"), for: .vehicle("a")) == nil)
-        #expect(cache.store(Self.entry("a", lifetime: 1800), for: .vehicle("a")) == nil)
+        #expect(cache.store(Self.entry("a"), for: .vehicle("a"))?.scope == nil)
+        #expect(cache.store(Self.entry("a", lifetime: 1800), for: .vehicle("a"))?.scope == nil)
         #expect(cache.count == 1)
         #expect(cache.peek(.vehicle("a"))?.token.lifetime == 1800)
         #expect(cache.peek(.vehicle("b")) == nil)
     }
 
-    @Test func aFullCacheEvictsTheEntryUsedLeastRecently() {
+    @Test func aFullCacheEvictsTheEntryStoredLongestAgo() {
         var cache = TokenCache(capacity: 3)
         for id in ["a", "b", "c"] { _ = cache.store(Self.entry(id), for: .vehicle(id)) }
+        // Lookups do not reorder: a fleet cycling through its vehicles keeps its order.
         _ = cache.use(.vehicle("a"), at: Self.uptime)
-        _ = cache.use(.vehicle("c"), at: Self.uptime)
-        // b was stored after a but not used since: it goes first, then a, whose use came before c's.
-        #expect(cache.store(Self.entry("d"), for: .vehicle("d")) == .vehicle("b"))
+        #expect(cache.store(Self.entry("d"), for: .vehicle("d"))?.scope == .vehicle("a"))
         #expect(cache.count == 3)
-        #expect(cache.store(Self.entry("e"), for: .vehicle("e")) == .vehicle("a"))
-        // Replacing an entry counts as a use and evicts nothing.
-        #expect(cache.store(Self.entry("c", lifetime: 1800), for: .vehicle("c")) == nil)
-        #expect(cache.store(Self.entry("f"), for: .vehicle("f")) == .vehicle("d"))
-        #expect(Set(cache.scopes) == [.vehicle("c"), .vehicle("e"), .vehicle("f")])
+        // Replacing an entry (a refresh) stores it anew and evicts nothing.
+        #expect(cache.store(Self.entry("b", lifetime: 1800), for: .vehicle("b")) == nil)
+        #expect(cache.store(Self.entry("e"), for: .vehicle("e"))?.scope == .vehicle("c"))
+        let evicted = cache.store(Self.entry("f"), for: .vehicle("f"))
+        #expect(evicted?.scope == .vehicle("d") && evicted?.entry.token.value == "token-d")
+        #expect(Set(cache.scopes) == [.vehicle("b"), .vehicle("e"), .vehicle("f")])
+    }
+
+    /// Stores that replace entries, and removals, leave no bookkeeping behind: what the
+    /// cache keeps stays proportional to its entries.
+    @Test func replacingEntriesForADayKeepsNothingBehind() {
+        var cache = TokenCache(capacity: 1000)
+        for _ in 0..<50 {
+            for index in 0..<100 { _ = cache.store(Self.entry("v\(index)"), for: .vehicle("v\(index)")) }
+        }
+        #expect(cache.count == 100)
+        #expect(cache.bookkeepingCount <= 2 * 100 + 64)
+        for index in 0..<100 { cache.remove(.vehicle("v\(index)")) }
+        for index in 0..<200 { _ = cache.store(Self.entry("w\(index)"), for: .vehicle("w\(index)")) }
+        #expect(cache.bookkeepingCount <= 2 * 200 + 64)
     }
 
     @Test func aRemovedEntryFreesItsSlotForTheNextStore() {
@@ -51,15 +65,11 @@ struct TokenCacheTests {
         #expect(cache.store(Self.entry("d"), for: .vehicle("d")) == nil)
     }
 
-    @Test func manyScopesNeverExceedCapacityAndRecentlyUsedOnesSurvive() {
+    @Test func manyScopesNeverExceedCapacityAndTheNewestSurvive() {
         var cache = TokenCache(capacity: 100)
-        for index in 0..<10_000 {
-            _ = cache.store(Self.entry("v\(index)"), for: .vehicle("v\(index)"))
-            _ = cache.use(.vehicle("hot"), at: Self.uptime)  // misses until stored below
-            if index == 0 { _ = cache.store(Self.entry("hot"), for: .vehicle("hot")) }
-        }
+        for index in 0..<10_000 { _ = cache.store(Self.entry("v\(index)"), for: .vehicle("v\(index)")) }
         #expect(cache.count == 100)
-        #expect(cache.peek(.vehicle("hot")) != nil)
+        #expect(Set(cache.scopes) == Set((9900..<10_000).map { AuthorizationScope.vehicle("v\($0)") }))
     }
 
     @Test(arguments: [
@@ -83,7 +93,7 @@ struct TokenCacheTests {
             if Int.random(in: 0..<10) < 6 {
                 let entry = entries[id] ?? Self.entry(id)
                 entries[id] = entry
-                if let evicted = cache.store(entry, for: scope) { reference[evicted] = nil }
+                if let evicted = cache.store(entry, for: scope) { reference[evicted.scope] = nil }
                 reference[scope] = entry.token.fingerprint
             } else {
                 let removed = cache.remove(scope)

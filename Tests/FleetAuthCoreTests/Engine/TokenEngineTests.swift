@@ -70,16 +70,35 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount == 100)
     }
 
-    @Test func cacheCapacityEvictsTheLeastRecentlyUsedScope() async throws {
+    @Test func aFullCacheEvictsTheScopeStoredLongestAgoAndWarnsOnceWhenItWasUsable() async throws {
         let h = try EngineHarness(cacheCapacity: 2)
         _ = try await h.engine.token(for: .vehicle("a"))
         _ = try await h.engine.token(for: .vehicle("b"))
-        _ = try await h.engine.token(for: .vehicle("a"))  // a is now more recent than b
-        _ = try await h.engine.token(for: .vehicle("c"))  // evicts b
+        _ = try await h.engine.token(for: .vehicle("a"))  // a lookup does not reorder
+        _ = try await h.engine.token(for: .vehicle("c"))  // evicts a, its token still usable
         #expect(h.engine.statistics.cachedScopes == 2)
-        #expect(h.engine.cachedToken(for: .vehicle("b")) == nil)
-        #expect(h.engine.cachedToken(for: .vehicle("a")) != nil)
-        #expect(h.events.descriptions.contains("evicted vehicle b"))
+        #expect(h.engine.cachedToken(for: .vehicle("a")) == nil)
+        #expect(h.engine.cachedToken(for: .vehicle("b")) != nil)
+        _ = try await h.engine.token(for: .vehicle("d"))  // evicts b, usable too
+        let evictions = h.events.all.filter { $0.kind == .evicted }
+        #expect(evictions.map(\.level) == [.warning, .info])
+        #expect(evictions.first?.description.contains("raise cacheCapacity") == true)
+        #expect(evictions.first?.description.contains("cacheCapacity (2)") == true)
+        #expect(h.engine.statistics.evictedUsable == 2)
+        #expect(h.engine.statistics.description.hasSuffix(", evicted while usable 2 (raise cacheCapacity)"))
+    }
+
+    /// The warning's edge: a token at its outage floor is no longer usable, so dropping it
+    /// says nothing; one second before, it is.
+    @Test(arguments: [(3599.0 - 60, true), (3600.0 - 60, false)])
+    func dropping(aTokenThisOld age: TimeInterval, warns: Bool) async throws {
+        let h = try EngineHarness(cacheCapacity: 1)
+        _ = try await h.engine.token(for: .vehicle("a"))
+        h.clock.advance(by: age)
+        _ = try await h.engine.token(for: .vehicle("b"))
+        let eviction = h.events.all.first { $0.kind == .evicted }
+        #expect(eviction?.level == (warns ? .warning : .info), "\(eviction.map(\.description) ?? "none")")
+        #expect(h.engine.statistics.evictedUsable == (warns ? 1 : 0))
     }
 
     @Test func staleTokenIsReturnedAtOnceWhileOneRefreshRuns() async throws {
@@ -233,5 +252,28 @@ struct TokenEngineSynchronousLookupTests {
         #expect(h.transport.requestCount == 2)
         h.clock.advance(by: 3400)  // the refreshed token is expiring too: a fetch is needed
         #expect(h.engine.cachedUsableToken(for: v42) == nil)
+    }
+}
+
+@Suite("Token engine: per-scope state is bounded by the cache")
+struct TokenEnginePerScopeBoundTests {
+    @Test func failuresAndRejectionsOfManyScopesStayWithinTwiceTheCapacity() async throws {
+        let h = try EngineHarness(cacheCapacity: 8)
+        h.transport.setFaultInjector { _, _ in .status(400) }
+        for index in 0..<200 { _ = try? await h.engine.token(for: .vehicle("v-\(index)")) }
+        #expect(h.engine.keptFailureScopes.outages <= 16)
+        #expect(h.engine.keptFailureScopes.outages > 0)
+        for index in 0..<200 { h.engine.invalidate("rejected-\(index)", for: .vehicle("w-\(index)")) }
+        #expect(h.engine.keptFailureScopes.rejected <= 16)
+    }
+
+    @Test func anEvictedScopeLeavesNothingBehind() async throws {
+        let h = try EngineHarness(cacheCapacity: 1)
+        _ = try await h.engine.token(for: .vehicle("a"))
+        h.engine.invalidate("rejected-a", for: .vehicle("a"))
+        _ = try await h.engine.token(for: .vehicle("a"))
+        #expect(h.engine.keptFailureScopes.rejected == 1)
+        _ = try await h.engine.token(for: .vehicle("b"))  // evicts a
+        #expect(h.engine.keptFailureScopes.rejected == 0)
     }
 }

@@ -30,7 +30,8 @@ struct TokenEventLoggerTests {
             (.fetchSucceeded(v42, fingerprint: "tok_1", duration: 0.2, expiresIn: 3600), .info),
             (.invalidated(v42, fingerprint: "tok_1", dropped: true), .info),
             (.invalidatedAll, .info),
-            (.evicted(v42), .info),
+            (.evicted(v42, usableWithCapacity: nil), .info),
+            (.evicted(v42, usableWithCapacity: 1024), .warning),
             (.fetchFailed(v42, error: error, duration: 0.1, retryIn: 0.5), .warning),
             (.fetchFailed(v42, error: error, duration: 0.1, retryIn: nil), .error),
         ]
