@@ -35,6 +35,11 @@ struct FleetAuthBench {
             print(day, ContinuousClock.now - start)
             return
         }
+        if let vehicles = option("--simulator") {
+            // Only the fleet simulator with the default settings, at the size given.
+            print(try await SimulatorBench.run(vehicles: Int(vehicles)))
+            return
+        }
         if let contexts = option("--scale") {
             // Only memory and lookup at the number of contexts given.
             print(try await Benchmarks.scale(contexts: Int(contexts)))
@@ -55,10 +60,18 @@ struct FleetAuthBench {
         let outages = try await OutageBench.run(quick: quick)
         progress("a fleet that starts together")
         let herd = try await HerdBench.run(quick: quick)
+        let bigSimulator = quick ? 10_000 : 100_000
+        progress("fleet simulators with the default settings: 1,100 and \(bigSimulator) vehicles")
+        let simulators = [
+            try await SimulatorBench.run(vehicles: 1100), try await SimulatorBench.run(vehicles: bigSimulator),
+        ]
+        progress("a store into a full cache of 1,000 and \(bigSimulator) contexts")
+        let storeSmall = try await SimulatorBench.storeIntoFullCache(capacity: 1000)
+        let storeBig = try await SimulatorBench.storeIntoFullCache(capacity: bigSimulator)
 
         func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         let floorNanoseconds = "\(f(lookup.floor)) ns"
-        let rows: [(String, String, String, String)] = [
+        var rows: [(String, String, String, String)] = [
             ("lookup: correct floor (Mutex + dictionary + clock)", floorNanoseconds, "", "ratio 1"),
             (
                 "lookup: atomic snapshot + clock", "\(f(lookup.nanoseconds[.snapshot]!)) ns", "",
@@ -120,6 +133,25 @@ struct FleetAuthBench {
                 "\(f(scale.lookupNanosecondsAtTen)) ns", "ratio \(f(scale.ratio, 2))"
             ),
         ]
+        for run in simulators {
+            rows.append(
+                (
+                    "simulator, \(run.vehicles) vehicles, defaults: requests", "\(f(run.firstHourPerVehicle, 2))/vehicle",
+                    "first hour; then \(f(run.perVehicleDay, 1))/vehicle-day",
+                    "goal ≤ 2.5 and ≤ 28"
+                ))
+            rows.append(
+                (
+                    "simulator, \(run.vehicles) vehicles: memory per vehicle", "\(f(run.residentBytesPerVehicle, 0)) B",
+                    "token \(f(run.tokenBytes, 0)) B; \(f(run.secondsPerSimulatedHour, 1)) s per simulated hour",
+                    "goal ≤ token + 1024 B"
+                ))
+        }
+        rows.append(
+            (
+                "fetch storing into a full cache, \(bigSimulator) vs 1,000", "\(f(storeBig * 1e6, 1)) µs",
+                "\(f(storeSmall * 1e6, 1)) µs", "ratio \(f(storeBig / storeSmall, 2))"
+            ))
         let width = rows.map(\.0.count).max()!
         print("FleetAuth benchmarks (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
         for row in rows {
@@ -197,6 +229,17 @@ struct FleetAuthBench {
                 "lookup_ns_at_scale": scale.lookupNanosecondsAtScale,
                 "lookup_ns_at_10": scale.lookupNanosecondsAtTen,
                 "lookup_scale_ratio": scale.ratio,
+                "simulators": simulators.map {
+                    [
+                        "vehicles": $0.vehicles, "first_hour_requests_per_vehicle": $0.firstHourPerVehicle,
+                        "requests_per_vehicle_day": $0.perVehicleDay,
+                        "resident_bytes_per_vehicle": $0.residentBytesPerVehicle, "token_bytes": $0.tokenBytes,
+                        "seconds_per_simulated_hour": $0.secondsPerSimulatedHour,
+                    ] as [String: Any]
+                },
+                "full_cache_store_seconds_1000": storeSmall,
+                "full_cache_store_seconds_large": storeBig,
+                "full_cache_store_large_contexts": bigSimulator,
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))

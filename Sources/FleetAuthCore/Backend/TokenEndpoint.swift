@@ -71,7 +71,7 @@ public struct TokenEndpoint: Sendable {
                 reason: .invalidConfiguration,
                 message: "The token endpoint's method is `\(method)`; use `GET` (the default) or `POST`.")
         }
-        let template = try URLTemplate(url)
+        let template = try URLTemplate(url, forAnyOf: kinds)
         try template.check(forAnyOf: kinds)
         _ = try checkedComponents(template.sample, scope: nil)
         guard timeout > 0, timeout.isFinite else {

@@ -98,9 +98,13 @@ package struct TokenResponseParser: Sendable {
             do {
                 try check(bodyExpiry, against: exp, serverNow: serverNow)
             } catch {
+                let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+                let preset = object.flatMap(TokenResponseFormat.preset(readingKeysOf:))
                 let fix =
                     if let unit = agreeingUnit(bodyExpiry, against: exp, serverNow: serverNow) {
                         "Read as \(unit.name) it agrees: set the TokenEndpoint's `format: \(format.reading(expiryIn: unit).spelling.swift)`, or make the backend send what the format reads."
+                    } else if let preset, preset.format != format {
+                        "This body is the \(preset.format.name) shape: set the TokenEndpoint's `format: \(preset.swift)`."
                     } else {
                         "It agrees with `exp` in no unit: make the backend state the expiry of the token it sends."
                     }
@@ -201,6 +205,9 @@ package struct TokenResponseParser: Sendable {
             guard let text = String(data: response.body, encoding: .utf8) else {
                 throw malformed("The body is not UTF-8 text", response)
             }
+            if (try? JSONSerialization.jsonObject(with: response.body)) is [String: Any] {
+                throw malformed("The body is a JSON object, not a bare JWT", response)
+            }
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty else { throw malformed("The body is empty; it should hold the JWT", response) }
             return (token, nil)
@@ -252,7 +259,7 @@ package struct TokenResponseParser: Sendable {
         throw FleetAuthError(
             reason: .expiryMismatch,
             message:
-                "`\(field.key)` read as \(field.unit.name) says the token expires \(Int(gap)) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint)"
+                "`\(field.key)` read as \(field.unit.name) says the token expires \(Int(abs(gap))) s \(gap > 0 ? "after" : "before") its JWT `exp`.\(unitHint)"
         )
     }
 

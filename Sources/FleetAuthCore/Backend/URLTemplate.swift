@@ -20,8 +20,9 @@ package struct URLTemplate: Sendable {
     package let placeholders: [(spelling: String, meaning: Placeholder)]
 
     /// Parses `text`; `nil` placeholders means it holds none. Throws `invalidConfiguration`
-    /// for an unknown placeholder or an unbalanced brace.
-    package init(_ text: String) throws(FleetAuthError) {
+    /// for an unknown placeholder (naming those a context of one of `kinds` fills; empty:
+    /// any) or an unbalanced brace.
+    package init(_ text: String, forAnyOf kinds: [AuthorizationScope.Kind] = []) throws(FleetAuthError) {
         self.text = text
         var found: [(String, Placeholder)] = []
         var rest = text[...]
@@ -32,7 +33,7 @@ package struct URLTemplate: Sendable {
             let name = String(rest[rest.index(after: open)..<close])
             guard let meaning = Self.meaning(of: name) else {
                 throw Self.error(
-                    "The token URL's placeholder `{\(name)}` is not one FleetAuth fills; use \(Self.placeholderList(for: []))."
+                    "The token URL's placeholder `{\(name)}` is not one FleetAuth fills; use \(Self.placeholderList(for: kinds))."
                 )
             }
             found.append((name, meaning))
@@ -56,7 +57,7 @@ package struct URLTemplate: Sendable {
             case .idOfKind(let wanted) where !kinds.contains(wanted):
                 let asked = kinds.map { "\($0)" }.joined(separator: ", ")
                 throw Self.error(
-                    "The token URL's placeholder `{\(spelling)}` names a \(wanted) ID, but this provider asks for tokens of: \(asked); use \(Self.placeholderList(for: kinds))."
+                    "The token URL's placeholder `{\(spelling)}` names a \(wanted) ID, but this provider asks for \(asked) tokens; use \(Self.placeholderList(for: kinds))."
                 )
             default: continue
             }

@@ -64,7 +64,7 @@ struct TokenEngineState {
             let waited = now - waitedSince
             let older = now - since > waited + 1
             return (older ? failure(at: now) : error).appending(
-                "This caller waited \(SpokenDuration.describe(waited)) over \(attempts) attempt\(attempts == 1 ? "" : "s"); the RetryPolicy's `deadline` (\(SpokenDuration.describe(retry.deadline))) and `maximumAttempts` (\(retry.maximumAttempts)) bound that wait."
+                "This caller waited \(SpokenDuration.describe(waited)) over \(attempts) attempt\(attempts == 1 ? "" : "s"); `RetryPolicy(maximumAttempts:deadline:)` (\(retry.maximumAttempts), \(SpokenDuration.describe(retry.deadline))) bounds that wait."
             )
         }
     }

@@ -153,8 +153,8 @@ package struct TokenFetcher: Sendable {
             let seconds = String(format: "%.1f", timeout)
             let bound =
                 timeout < endpoint.timeout
-                ? "what was left of the RetryPolicy's `deadline` for the callers' whole wait; each attempt may take the TokenEndpoint's `timeout` (\(SpokenDuration.describe(endpoint.timeout))). Check that the backend is up; to wait longer, raise both"
-                : "the TokenEndpoint's `timeout` for one attempt. Check that the backend is up and answers in time, or raise `timeout`"
+                ? "what was left of the retry deadline for the callers' whole wait (\(SpokenDuration.describe(retry.deadline))); each attempt may take the endpoint's timeout (\(SpokenDuration.describe(endpoint.timeout))). Check that the backend is up; to wait longer, raise both: `TokenEndpoint(…, timeout:)` and the provider's `retry: RetryPolicy(deadline:)`"
+                : "the endpoint's timeout for one attempt. Check that the backend is up and answers in time, or raise `TokenEndpoint(…, timeout:)`"
             return .failure(
                 FleetAuthError(
                     reason: .timedOut, message: "The token backend did not answer within \(seconds) s, \(bound).",

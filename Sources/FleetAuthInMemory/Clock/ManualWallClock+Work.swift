@@ -21,7 +21,7 @@ extension ManualWallClock {
     package func beginWork() -> UInt64 {
         state.withLock { state in
             state.nextID += 1
-            state.units[state.nextID] = true
+            state.begin(state.nextID)
             return state.nextID
         }
     }
@@ -34,7 +34,7 @@ extension ManualWallClock {
 
     func endWork(_ unit: UInt64) {
         let waiters = state.withLock { state in
-            state.units[unit] = nil
+            state.end(unit)
             return state.takeSettleWaiters()
         }
         for waiter in waiters { waiter.resume() }

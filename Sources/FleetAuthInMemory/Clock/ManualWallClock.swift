@@ -59,21 +59,38 @@ public final class ManualWallClock: WallClock, SimulatedClock {
         /// The state of the clock's random draws (SplitMix64 from a fixed seed).
         var randomState: UInt64 = 0x2545_F491_4F6C_DD1D
         var sleepers: [UInt64: Sleeper] = [:]
+        /// The deferred timeout of each operation that has one: operation to sleeper ID.
+        var deferredTimeouts: [UInt64: UInt64] = [:]
         var watchers: [Watcher] = []
         var nextID: UInt64 = 0
         /// Operations the clock woke that have not slept on it again since.
         var runningOperations: Set<UInt64> = []
         /// The units of work the clock counts, and whether each is running (not parked).
-        var units: [UInt64: Bool] = [:]
+        private(set) var units: [UInt64: Bool] = [:]
+        /// How many of ``units`` are running: kept with them, so that settling is one
+        /// comparison however many units wait.
+        private(set) var runningUnits = 0
         /// Callers of `settle()`, woken when no unit runs.
         var settleWaiters: [CheckedContinuation<Void, Never>] = []
 
-        var isSettled: Bool { !units.values.contains(true) }
+        var isSettled: Bool { runningUnits == 0 }
 
         /// Marks `unit` running (or parked), if it has not ended.
         mutating func mark(_ unit: UInt64?, running: Bool) {
-            guard let unit, units[unit] != nil else { return }
+            guard let unit, let was = units[unit], was != running else { return }
             units[unit] = running
+            runningUnits += running ? 1 : -1
+        }
+
+        /// Counts a new unit, running.
+        mutating func begin(_ unit: UInt64) {
+            units[unit] = true
+            runningUnits += 1
+        }
+
+        /// Stops counting `unit`.
+        mutating func end(_ unit: UInt64) {
+            if units.removeValue(forKey: unit) == true { runningUnits -= 1 }
         }
 
         /// The callers of `settle()` to wake, if no unit runs now.
@@ -90,11 +107,18 @@ public final class ManualWallClock: WallClock, SimulatedClock {
 
         /// The deferred timeout of `operation` if a sleep until `deadline` passes it.
         mutating func takeTimeout(of operation: UInt64, passedBy deadline: Date) -> Sleeper? {
-            guard let (id, timeout) = sleepers.first(where: { $0.value.operation == operation && $0.value.deferred }),
-                timeout.deadline < deadline
+            guard let id = deferredTimeouts[operation], let timeout = sleepers[id], timeout.deadline < deadline
             else { return nil }
             sleepers[id] = nil
+            deferredTimeouts[operation] = nil
             return timeout
+        }
+
+        /// Removes the sleeper `id`, and its entry among the deferred timeouts if it has one.
+        mutating func removeSleeper(_ id: UInt64) -> Sleeper? {
+            guard let sleeper = sleepers.removeValue(forKey: id) else { return nil }
+            if let operation = sleeper.operation, deferredTimeouts[operation] == id { deferredTimeouts[operation] = nil }
+            return sleeper
         }
 
         mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
@@ -168,7 +192,7 @@ public final class ManualWallClock: WallClock, SimulatedClock {
             }
         } onCancel: {
             let sleeper = state.withLock { state in
-                let sleeper = state.sleepers.removeValue(forKey: id)
+                let sleeper = state.removeSleeper(id)
                 state.mark(sleeper?.wakes, running: true)
                 return sleeper
             }
@@ -213,6 +237,7 @@ public final class ManualWallClock: WallClock, SimulatedClock {
             for (id, sleeper) in passed.sorted(by: { $0.value.deadline < $1.value.deadline }) {
                 if sleeper.isTimeout, let operation = sleeper.operation, state.runningOperations.contains(operation) {
                     state.sleepers[id]?.deferred = true
+                    state.deferredTimeouts[operation] = id
                     continue
                 }
                 // An operation whose timeout fired is not woken after it: it is being cancelled.

@@ -108,7 +108,9 @@ package enum FleetAuthCommand {
             case "--format":
                 let name = try value(flag)
                 guard let preset = TokenResponseFormat.preset(named: name) else {
-                    throw UsageError(message: "unknown format \(name)")
+                    let swift = TokenResponseFormat.presetNames.first { $0.swift == "." + name || $0.swift == name }
+                    let close = swift?.name ?? nearest(to: name, among: TokenResponseFormat.presetNames.map(\.name))
+                    throw UsageError(message: "unknown format \(name)\(close.map { "; did you mean \($0)?" } ?? "")")
                 }
                 format = preset
             case "--timeout":

@@ -235,12 +235,19 @@ extension EndpointChecker {
                         "authorization", .failure, "wildcard \"*\": one phone could act on every \(scope.kind)",
                         fix: "mint the token for the requested ID, or pass --allow-wildcard for a trusted server"))
         } else {
-            let keys = claims.authorization.keys.sorted().joined(separator: ", ")
+            let named = claims.authorization.sorted { $0.key < $1.key }.map { key, ids in
+                "\(key): \(ids.map { "\"\($0.prefix(64))\"" }.joined(separator: ", "))"
+            }.joined(separator: "; ")
+            let inQuery = (try? URLTemplate(options.url))?.namesTheID == false
+            let sent =
+                inQuery
+                ? "; the ID went as the query item \(scope.kind.queryItemName)=\(scope.id), added because --url has no placeholder: make the backend read it, or put \(URLTemplate.placeholderList(for: [scope.kind])) in --url"
+                : ""
             findings.append(
                 Finding(
                     "authorization", .failure,
-                    keys.isEmpty ? "no authorization claim" : "does not name \(scope) (keys: \(keys))",
-                    fix: "set authorization.\(scope.kind.claimKeys[0]) to the requested ID"))
+                    named.isEmpty ? "no authorization claim" : "does not name \(scope) (\(named))",
+                    fix: "mint the token for the requested ID under authorization.\(scope.kind.claimKeys[0])\(sent)"))
         }
     }
 

@@ -39,6 +39,26 @@ struct FirstMistakeMessageTests {
         #expect(error.message.contains("`format: .plainText`"), "\(error.message)")
     }
 
+    /// `.plainText` read against the sample's JSON body names the JSON preset, not a broken JWT.
+    @Test func aJSONBodyReadAsPlainTextNamesThePresetThatReadsIt() throws {
+        let body: [String: Any] = ["jwt": Answers.jwt(), "expirationTimestamp": 1_800_003_600_000]
+        let error = try #require(failure(Answers.json(body), format: .plainText))
+        #expect(error.message.hasPrefix("The body is a JSON object, not a bare JWT."), "\(error.message)")
+        #expect(error.message.contains("`format: .jwtWithExpirationTimestamp`"))
+    }
+
+    /// An expiry key that names the wrong field: the preset that reads the body, and no minus sign.
+    @Test func anExpiryKeyOnTheWrongFieldNamesThePresetThatReadsTheBody() throws {
+        let body: [String: Any] = [
+            "jwt": Answers.jwt(), "creationTimestamp": 1_800_000_000_000, "expirationTimestamp": 1_800_003_600_000,
+        ]
+        let format = TokenResponseFormat.json(
+            tokenKey: "jwt", expiryKey: "creationTimestamp", expiryUnit: .absoluteMilliseconds)
+        let error = try #require(failure(Answers.json(body), format: format))
+        #expect(error.message.contains("expires 3600 s before its JWT `exp`"), "\(error.message)")
+        #expect(error.message.contains("`format: .jwtWithExpirationTimestamp`"), "\(error.message)")
+    }
+
     @Test func keysOfTheBackendsOwnNameTheJSONFormat() throws {
         let error = try #require(failure(Answers.json(["accessToken": Answers.jwt()])))
         #expect(error.message.contains("`format: .json(tokenKey:expiryKey:expiryUnit:)`"), "\(error.message)")
@@ -138,15 +158,16 @@ struct HangingBackendMessageTests {
         #expect(error.code == .timedOut)
         #expect(
             error.message.hasPrefix(
-                "The token backend did not answer within 14.5 s, what was left of the RetryPolicy's `deadline`"),
+                "The token backend did not answer within 14.5 s, what was left of the retry deadline for the callers' whole wait (30 s)"),
             "\(error.message)")
         #expect(error.message.contains("This caller waited 30 s over 2 attempts"), "\(error.message)")
     }
 
     @Test func aTimeoutOverTheDeadlineSaysTheDeadlineBoundedIt() async throws {
         let error = try await hang(timeout: 60)
-        #expect(error.message.contains("did not answer within 30.0 s, what was left of the RetryPolicy's `deadline`"))
-        #expect(error.message.contains("`timeout` (1 min)"), "\(error.message)")
+        #expect(error.message.contains("did not answer within 30.0 s, what was left of the retry deadline"))
+        #expect(error.message.contains("raise both: `TokenEndpoint(…, timeout:)` and the provider's `retry: RetryPolicy(deadline:)`"))
+        #expect(error.message.contains("the endpoint's timeout (1 min)"), "\(error.message)")
         #expect(error.message.contains("This caller waited 30 s over 1 attempt;"), "\(error.message)")
     }
 
@@ -154,7 +175,7 @@ struct HangingBackendMessageTests {
         let error = try await hang(timeout: 3, retry: RetryPolicy(maximumAttempts: 1))
         #expect(
             error.message.hasPrefix(
-                "The token backend did not answer within 3.0 s, the TokenEndpoint's `timeout` for one attempt"),
+                "The token backend did not answer within 3.0 s, the endpoint's timeout for one attempt"),
             "\(error.message)")
         #expect(error.message.contains("This caller waited 3 s over 1 attempt;"), "\(error.message)")
     }

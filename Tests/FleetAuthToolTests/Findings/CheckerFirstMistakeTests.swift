@@ -76,4 +76,26 @@ struct CheckerFirstMistakeTests {
         #expect(run.status == 2)
         #expect(run.errors.hasPrefix("fleetauth: unknown option \(typed); did you mean \(meant)?"), "\(run.errors)")
     }
+
+    @Test(arguments: [
+        ("jwtWithExpirationTimestamp", "jwt-expiration-timestamp"), ("expires-in-second", "expires-in-seconds"),
+    ])
+    func anUnknownFormatGetsTheFlagValue(typed: String, meant: String) async {
+        let run = await check("/token/driver/{vehicleId}", ["--format", typed])
+        #expect(run.status == 2)
+        #expect(run.errors.hasPrefix("fleetauth: unknown format \(typed); did you mean \(meant)?"), "\(run.errors)")
+    }
+
+    /// A token for another vehicle, the ID sent as a query item: the fix says so.
+    @Test func aTokenForAnotherIDSaysHowTheIDWasSent() async {
+        let run = await check("/token/jwt-expiration-timestamp?wrongId=1")
+        #expect(run.line("authorization")?.contains(#"(vehicleid: "someone-else")"#) == true, "\(run.output)")
+        #expect(run.output.contains("the ID went as the query item vehicleId=v-42, added because --url has no placeholder"))
+    }
+
+    @Test func aJSONBodyCheckedAsPlainGetsTheFormatThatReadsIt() async {
+        let run = await check("/token/driver/{vehicleId}", ["--format", "plain"])
+        #expect(run.line("shape")?.hasPrefix("  failure") == true, "\(run.output)")
+        #expect(run.output.contains("pass --format jwt-expiration-timestamp"))
+    }
 }
