@@ -37,6 +37,17 @@ enum Measure {
         guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
+
+    /// Resident bytes once the allocator has given its free pages back (glibc's
+    /// `malloc_trim`, looked up at run time): what the process holds, without the pages
+    /// that freed memory leaves resident. Plain resident bytes where there is no such call.
+    static func residentBytesTrimmed() -> Int {
+        #if canImport(Glibc)
+        typealias Trim = @convention(c) (Int) -> Int32
+        if let trim = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") { _ = unsafeBitCast(trim, to: Trim.self)(0) }
+        #endif
+        return residentBytes()
+    }
 }
 
 /// Keeps results alive so the optimizer cannot drop the work that made them.

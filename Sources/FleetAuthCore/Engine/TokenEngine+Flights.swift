@@ -115,6 +115,11 @@ extension TokenEngine {
                     return waitedSince + waitersDeadline
                 }
             },
+            refusal: { token in
+                // A token the fleet service rejected must not come back as new.
+                let reissued = state.withLock { $0.rejected[scope]?.contains(token.value) == true }
+                return reissued ? Self.reissued(scope) : nil
+            },
             shouldRetry: { error, attempt, retryAt in
                 attemptFailed(flight: flightID, for: scope, error: error, attempt: attempt, retryAt: retryAt)
             })
@@ -143,13 +148,9 @@ extension TokenEngine {
             let idle = state.take(\.idleWaiters, when: state.isIdle)
             guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
             state.flights[scope] = nil
+            // A rejection that arrived while the answer was on its way.
             if case .success(let token) = result, state.rejected[scope]?.contains(token.value) == true {
-                result = .failure(
-                    FleetAuthError(
-                        reason: .rejectedTokenReissued,
-                        message:
-                            "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again.",
-                        scope: scope))
+                result = .failure(Self.reissued(scope))
             }
             switch result {
             case .success(let token):
@@ -191,6 +192,15 @@ extension TokenEngine {
         for waiter in waiters { resume(waiter, with: result.mapError { $0 as any Error }) }
         wakeAnsweredCallers()
         wake(idle)
+    }
+
+    /// The error of a fetch that returned the token the fleet service had just rejected.
+    static func reissued(_ scope: AuthorizationScope) -> FleetAuthError {
+        FleetAuthError(
+            reason: .rejectedTokenReissued,
+            message:
+                "The backend returned the token the fleet service had just rejected; it must mint a new token when asked again.",
+            scope: scope)
     }
 
     /// Records a failed attempt of flight `flightID` and decides whether another follows at

@@ -31,18 +31,23 @@ package struct TokenFetcher: Sendable {
 
     /// A validated token for `scope`, or the error of the last attempt. Attempts are numbered
     /// from `firstAttempt` (the backoff grows with the number); `deadline` (asked as each
-    /// attempt starts) bounds the attempt's timeout; after a transient failure
-    /// `shouldRetry(error, attempt, retryAt)` decides whether another attempt follows at `retryAt`.
+    /// attempt starts) bounds the attempt's timeout; `refusal` may refuse a valid token (one
+    /// the fleet service rejected), which then fails the attempt like any token the SDK
+    /// refuses; after a transient failure `shouldRetry(error, attempt, retryAt)` decides
+    /// whether another attempt follows at `retryAt`.
     package func fetch(
         _ scope: AuthorizationScope, firstAttempt: Int = 1, deadline: () -> TimeInterval,
+        refusal: (AuthToken) -> FleetAuthError? = { _ in nil },
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
     ) async -> Result<AuthToken, FleetAuthError> {
         let start = clock.uptime()
         return await retrying(scope, firstAttempt: firstAttempt, deadline: deadline, shouldRetry: shouldRetry) {
-            attemptDeadline in
-            await sendOnce(scope, deadline: attemptDeadline).flatMap { response in
+            attemptDeadline, attempt in
+            await sendOnce(scope, attempt: attempt, deadline: attemptDeadline).flatMap { response in
                 Result { () throws(FleetAuthError) -> AuthToken in
-                    try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
+                    let token = try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
+                    if let refused = refusal(token) { throw refused }
+                    return token
                 }
             }
         } succeeded: { token, finished in
@@ -63,8 +68,8 @@ package struct TokenFetcher: Sendable {
         let attempts = retry.maximumAttempts
         return await retrying(scope, deadline: { deadline }) { _, attempt, retryAt in
             attempt < attempts && retryAt < deadline
-        } attempt: { attemptDeadline in
-            await sendOnce(scope, deadline: attemptDeadline).flatMap { response in
+        } attempt: { attemptDeadline, attempt in
+            await sendOnce(scope, attempt: attempt, deadline: attemptDeadline).flatMap { response in
                 if let error = parser.statusError(response, scope: scope), error.isTransient {
                     return .failure(error.adding(scope: scope, url: response.url))
                 }
@@ -79,14 +84,13 @@ package struct TokenFetcher: Sendable {
     private func retrying<Value>(
         _ scope: AuthorizationScope, firstAttempt: Int = 1, deadline: () -> TimeInterval,
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool,
-        attempt run: (_ deadline: TimeInterval) async -> Result<Value, FleetAuthError>,
+        attempt run: (_ deadline: TimeInterval, _ attempt: Int) async -> Result<Value, FleetAuthError>,
         succeeded: (Value, _ finished: TimeInterval) -> Void
     ) async -> Result<Value, FleetAuthError> {
         var attempt = max(1, firstAttempt)
         while true {
             let attemptStart = clock.uptime()
-            emit(.fetchStarted(scope, attempt: attempt))
-            let result = await run(deadline())
+            let result = await run(deadline(), attempt)
             let finished = clock.uptime()
             switch result {
             case .success(let value):
@@ -113,7 +117,9 @@ package struct TokenFetcher: Sendable {
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline (on the
     /// injected clock, so it is testable): the answer (any status), or why there was none.
-    private func sendOnce(_ scope: AuthorizationScope, deadline: TimeInterval) async
+    /// `fetchStarted` is emitted once the request is built, so only for a request sent: a
+    /// failed `headers` closure ends the attempt before it.
+    private func sendOnce(_ scope: AuthorizationScope, attempt: Int, deadline: TimeInterval) async
         -> Result<TransportResponse, FleetAuthError>
     {
         var request: TransportRequest
@@ -132,6 +138,7 @@ package struct TokenFetcher: Sendable {
                         "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
                     scope: scope, url: request.url))
         }
+        emit(.fetchStarted(scope, attempt: attempt))
         let transport = self.transport
         let sent = request  // the operation runs concurrently: it captures a constant copy
         let response: TransportResponse?

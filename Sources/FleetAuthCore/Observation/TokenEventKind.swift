@@ -19,7 +19,11 @@ extension TokenEvent {
         public static let servedDegraded = Kind("servedDegraded")
         /// A lookup got the error of a fetch that failed moments ago, without a request.
         public static let failureReplayed = Kind("failureReplayed")
-        /// A request to the token backend started (``TokenEvent/attempt`` says which).
+        /// A request to the token backend was sent (``TokenEvent/attempt`` says which). Each
+        /// ends in exactly one `fetchSucceeded`, `fetchRetried`, `fetchFailed` or `rejected`.
+        /// An attempt that sent nothing — the endpoint's `headers` closure threw (error code
+        /// `credentialsUnavailable`), or the retry deadline ran out first — has no
+        /// `fetchStarted`, only its `fetchFailed` or `fetchRetried`.
         public static let fetchStarted = Kind("fetchStarted")
         /// A fetch delivered a token (``TokenEvent/expiresIn`` says for how long).
         public static let fetchSucceeded = Kind("fetchSucceeded")
@@ -29,8 +33,8 @@ extension TokenEvent {
         public static let fetchFailed = Kind("fetchFailed")
         /// The backend answered, but the SDK refused its token and the fetch failed: a
         /// malformed answer, or a token for another vehicle, trip, audience or fleet, one
-        /// that had expired, or one the fleet service had just refused. A backend to fix,
-        /// not an outage to ride out.
+        /// that had expired, or the very token the fleet service had just refused (the
+        /// backend sent it again). A backend to fix, not an outage to ride out.
         public static let rejected = Kind("rejected")
         /// A background refresh started for a stale token.
         public static let refreshScheduled = Kind("refreshScheduled")

@@ -99,3 +99,53 @@ struct TokenEventLoggerTests {
         for line in info.texts + debug.texts { #expect(!line.contains(value)) }
     }
 }
+
+/// Events say what happened: one outcome per request sent, and a refused token counted as
+/// `rejected` whatever the reason.
+@Suite("Events balance with what was sent and refused", .timeLimit(.minutes(1)))
+struct EventOutcomeTests {
+    @Test func aReissuedRejectedTokenIsCountedAsRejected() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        let backend = InMemoryTokenBackend(clock: clock)
+        let first = LockedState<TransportResponse?>(nil)
+        // The backend answers every request with its first answer: the same token again.
+        transport.route("/token") { request in
+            if let answer = first.withLock({ $0 }) { return answer }
+            let answer = try await backend.respond(to: request)
+            first.withLock { $0 = answer }
+            return answer
+        }
+        let events = EventRecorder()
+        let engine = try TokenEngine(
+            configuration: .init(
+                endpoint: TokenEndpoint(url: "https://b.example/token"), transport: transport, clock: clock,
+                observer: { events.record($0) }))
+        let vehicle = AuthorizationScope.vehicle("v-42")
+        let token = try await engine.token(for: vehicle)
+        engine.invalidate(token.value, for: vehicle)
+        await #expect(throws: FleetAuthError.self) { try await engine.token(for: vehicle) }
+        let kinds = events.all.map(\.kind)
+        #expect(kinds.filter { $0 == .fetchStarted }.count == 2)
+        #expect(kinds.filter { $0 == .fetchSucceeded }.count == 1)
+        #expect(kinds.filter { $0 == .rejected }.count == 1)
+        #expect(kinds.filter { $0 == .fetchFailed }.count == 0)
+    }
+
+    @Test func aCredentialFailureSendsNothingAndSaysSo() async throws {
+        struct SignedOut: Error {}
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+        let events = EventRecorder()
+        let engine = try TokenEngine(
+            configuration: .init(
+                endpoint: TokenEndpoint(url: "https://b.example/token", headers: { _ in throw SignedOut() }),
+                transport: transport, clock: clock, observer: { events.record($0) }))
+        await #expect(throws: FleetAuthError.self) { try await engine.token(for: .vehicle("v-42")) }
+        #expect(transport.requests.isEmpty)
+        #expect(events.all.filter { $0.kind == .fetchStarted }.isEmpty)
+        let failed = events.all.filter { $0.kind == .fetchFailed }
+        #expect(failed.count == 1 && failed.first?.error?.code == .credentialsUnavailable)
+    }
+}
