@@ -38,15 +38,30 @@ enum Measure {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    /// Resident bytes once the allocator has given its free pages back (glibc's
-    /// `malloc_trim`, looked up at run time): what the process holds, without the pages
-    /// that freed memory leaves resident. Plain resident bytes where there is no such call.
-    static func residentBytesTrimmed() -> Int {
+    /// Bytes the allocator has handed out and not taken back: what the process holds,
+    /// without the pages that freed memory leaves resident. Read from glibc's `malloc_stats`
+    /// (looked up at run time; it writes to standard error, which is sent to a file for the
+    /// call); 0 where there is no such call.
+    static func heapBytesInUse() -> Int {
         #if canImport(Glibc)
-        typealias Trim = @convention(c) (Int) -> Int32
-        if let trim = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") { _ = unsafeBitCast(trim, to: Trim.self)(0) }
+        typealias Stats = @convention(c) () -> Void
+        guard let stats = dlsym(dlopen(nil, RTLD_NOW), "malloc_stats") else { return 0 }
+        let path = NSTemporaryDirectory() + "fleetauth-bench-malloc-\(getpid()).txt"
+        let file = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
+        let savedError = dup(2)
+        dup2(file, 2)
+        unsafeBitCast(stats, to: Stats.self)()
+        dup2(savedError, 2)
+        close(savedError)
+        close(file)
+        defer { unlink(path) }
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        guard let total = text.range(of: "Total (incl. mmap):") else { return 0 }
+        let line = text[total.upperBound...].split(separator: "\n").first { $0.contains("in use bytes") }
+        return line.flatMap { Int($0.split(separator: "=").last?.trimmingCharacters(in: .whitespaces) ?? "") } ?? 0
+        #else
+        return 0
         #endif
-        return residentBytes()
     }
 }
 

@@ -15,8 +15,8 @@ enum SimulatorBench {
         var perVehicleDay = 0.0
         /// Resident memory grown per vehicle once every vehicle has its token, token included.
         var residentBytesPerVehicle = 0.0
-        /// The same once the allocator gave its free pages back: what the provider holds.
-        var trimmedBytesPerVehicle = 0.0
+        /// Heap memory in use grown per vehicle then, token included: what the provider holds.
+        var heapBytesPerVehicle = 0.0
         /// Bytes of one token.
         var tokenBytes = 0.0
         /// Real seconds per simulated hour.
@@ -40,7 +40,7 @@ enum SimulatorBench {
         let origin = clock.now()
         let began = ContinuousClock.now
         let before = Measure.residentBytes()
-        let trimmedBefore = Measure.residentBytesTrimmed()
+        let heapBefore = Measure.heapBytesInUse()
         let started = Locked(0)
         var pending: [Task<Void, Never>] = []
         var firstHour = 0
@@ -55,7 +55,7 @@ enum SimulatorBench {
                 pending = []
                 started.withLock { $0 = 0 }
                 result.residentBytesPerVehicle = Double(Measure.residentBytes() - before) / Double(count)
-                result.trimmedBytesPerVehicle = Double(Measure.residentBytesTrimmed() - trimmedBefore) / Double(count)
+                result.heapBytesPerVehicle = Double(Measure.heapBytesInUse() - heapBefore) / Double(count)
                 result.tokenBytes = Double(provider.cachedUsableToken(for: contexts[0])?.value.utf8.count ?? 0)
             }
             for vehicle in byPhase[second % 5] ?? [] where starts[vehicle] <= second {
