@@ -44,23 +44,23 @@ enum Measure {
     /// call); 0 where there is no such call.
     static func heapBytesInUse() -> Int {
         #if canImport(Glibc)
-        typealias Stats = @convention(c) () -> Void
-        guard let stats = dlsym(dlopen(nil, RTLD_NOW), "malloc_stats") else { return 0 }
-        let path = NSTemporaryDirectory() + "fleetauth-bench-malloc-\(getpid()).txt"
-        let file = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
-        let savedError = dup(2)
-        dup2(file, 2)
-        unsafeBitCast(stats, to: Stats.self)()
-        dup2(savedError, 2)
-        close(savedError)
-        close(file)
-        defer { unlink(path) }
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        guard let total = text.range(of: "Total (incl. mmap):") else { return 0 }
-        let line = text[total.upperBound...].split(separator: "\n").first { $0.contains("in use bytes") }
-        return line.flatMap { Int($0.split(separator: "=").last?.trimmingCharacters(in: .whitespaces) ?? "") } ?? 0
+            typealias Stats = @convention(c) () -> Void
+            guard let stats = dlsym(dlopen(nil, RTLD_NOW), "malloc_stats") else { return 0 }
+            let path = NSTemporaryDirectory() + "fleetauth-bench-malloc-\(getpid()).txt"
+            let file = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
+            let savedError = dup(2)
+            dup2(file, 2)
+            unsafeBitCast(stats, to: Stats.self)()
+            dup2(savedError, 2)
+            close(savedError)
+            close(file)
+            defer { unlink(path) }
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            guard let total = text.range(of: "Total (incl. mmap):") else { return 0 }
+            let line = text[total.upperBound...].split(separator: "\n").first { $0.contains("in use bytes") }
+            return line.flatMap { Int($0.split(separator: "=").last?.trimmingCharacters(in: .whitespaces) ?? "") } ?? 0
         #else
-        return 0
+            return 0
         #endif
     }
 }

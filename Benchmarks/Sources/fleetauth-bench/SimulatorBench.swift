@@ -85,10 +85,15 @@ enum SimulatorBench {
     /// drops one), on the system clock with no latency: the cost of making room.
     static func storeIntoFullCache(capacity: Int, stores: Int = 20_000) async throws -> Double {
         let transport = BenchTransport(clock: BenchTransport.systemClock, latency: 0)
-        let provider = try DriverTokenProvider(endpoint: Benchmarks.endpoint, transport: transport, cacheCapacity: capacity)
-        for index in 0..<capacity { _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "fill-\(index)")) }
+        let provider = try DriverTokenProvider(
+            endpoint: Benchmarks.endpoint, transport: transport, cacheCapacity: capacity)
+        for index in 0..<capacity {
+            _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "fill-\(index)"))
+        }
         let began = ContinuousClock.now
-        for index in 0..<stores { _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "new-\(index)")) }
+        for index in 0..<stores {
+            _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "new-\(index)"))
+        }
         return Measure.seconds(ContinuousClock.now - began) / Double(stores)
     }
 }

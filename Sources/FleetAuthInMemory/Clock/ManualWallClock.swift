@@ -117,7 +117,9 @@ public final class ManualWallClock: WallClock, SimulatedClock {
         /// Removes the sleeper `id`, and its entry among the deferred timeouts if it has one.
         mutating func removeSleeper(_ id: UInt64) -> Sleeper? {
             guard let sleeper = sleepers.removeValue(forKey: id) else { return nil }
-            if let operation = sleeper.operation, deferredTimeouts[operation] == id { deferredTimeouts[operation] = nil }
+            if let operation = sleeper.operation, deferredTimeouts[operation] == id {
+                deferredTimeouts[operation] = nil
+            }
             return sleeper
         }
 

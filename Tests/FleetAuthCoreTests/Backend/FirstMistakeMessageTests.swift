@@ -158,7 +158,8 @@ struct HangingBackendMessageTests {
         #expect(error.code == .timedOut)
         #expect(
             error.message.hasPrefix(
-                "The token backend did not answer within 14.5 s, what was left of the retry deadline for the callers' whole wait (30 s)"),
+                "The token backend did not answer within 14.5 s, what was left of the retry deadline for the callers' whole wait (30 s)"
+            ),
             "\(error.message)")
         #expect(error.message.contains("This caller waited 30 s over 2 attempts"), "\(error.message)")
     }
@@ -166,7 +167,9 @@ struct HangingBackendMessageTests {
     @Test func aTimeoutOverTheDeadlineSaysTheDeadlineBoundedIt() async throws {
         let error = try await hang(timeout: 60)
         #expect(error.message.contains("did not answer within 30.0 s, what was left of the retry deadline"))
-        #expect(error.message.contains("raise both: `TokenEndpoint(…, timeout:)` and the provider's `retry: RetryPolicy(deadline:)`"))
+        #expect(
+            error.message.contains(
+                "raise both: `TokenEndpoint(…, timeout:)` and the provider's `retry: RetryPolicy(deadline:)`"))
         #expect(error.message.contains("the endpoint's timeout (1 min)"), "\(error.message)")
         #expect(error.message.contains("This caller waited 30 s over 1 attempt;"), "\(error.message)")
     }

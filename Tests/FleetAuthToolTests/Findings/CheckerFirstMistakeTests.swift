@@ -90,7 +90,8 @@ struct CheckerFirstMistakeTests {
     @Test func aTokenForAnotherIDSaysHowTheIDWasSent() async {
         let run = await check("/token/jwt-expiration-timestamp?wrongId=1")
         #expect(run.line("authorization")?.contains(#"(vehicleid: "someone-else")"#) == true, "\(run.output)")
-        #expect(run.output.contains("the ID went as the query item vehicleId=v-42, added because --url has no placeholder"))
+        #expect(
+            run.output.contains("the ID went as the query item vehicleId=v-42, added because --url has no placeholder"))
     }
 
     @Test func aJSONBodyCheckedAsPlainGetsTheFormatThatReadsIt() async {
