@@ -49,6 +49,7 @@ struct StressTests {
                 cacheCapacity: 16))
         let scopes = (0..<40).map { AuthorizationScope.vehicle("v-\($0)") }
         let owners = LockedState<[String: AuthorizationScope]>([:])
+        let failures = LockedState<[String: Int]>([:])
         let violations = LockedState<[String]>([])
         var random = SplitMix64(state: seed)
         let plan: [(kind: Int, scope: AuthorizationScope, advance: Double)] = (0..<3000).map { _ in
@@ -62,7 +63,14 @@ struct StressTests {
                 group.addTask {
                     switch step.kind {
                     case 0..<80:
-                        guard let token = try? await engine.token(for: step.scope) else { return }
+                        let token: AuthToken
+                        do {
+                            token = try await engine.token(for: step.scope)
+                        } catch {
+                            let reason = (error as? FleetAuthError).map { "\($0.reason)" } ?? "\(type(of: error))"
+                            failures.withLock { $0[reason, default: 0] += 1 }
+                            return
+                        }
                         if !token.claims.covers(step.scope) || token.scope != step.scope {
                             violations.withLock { $0.append("\(token) returned for \(step.scope)") }
                         }
@@ -84,8 +92,22 @@ struct StressTests {
                 }
             }
         }
+        // How many lookups of the storm got a token depends on how the scheduler ordered its
+        // tasks: on a loaded machine every fetch task may run only after the plan's last
+        // `invalidateAll()`, which fails every caller waiting then. So the storm is followed
+        // by one lookup per scope in turn, which must get a token (or refuse an intruder's).
+        var handedOut = 0
+        for scope in scopes {
+            guard let token = try? await engine.token(for: scope) else { continue }
+            handedOut += 1
+            #expect(token.claims.covers(scope) && token.scope == scope)
+            if let owner = owners.withLock({ $0[token.value] }), owner != scope {
+                violations.withLock { $0.append("\(token.fingerprint) for \(owner) and \(scope)") }
+            }
+        }
         #expect(violations.withLock { $0 }.isEmpty, "\(violations.withLock { $0.prefix(5) })")
-        #expect(owners.withLock { $0.count } >= 10)  // many tokens were handed out
+        // One answer in eight is an intruder's, refused: most scopes still get a token.
+        #expect(handedOut >= 30, "failures by reason during the storm: \(failures.withLock { $0 })")
         #expect(engine.statistics.cachedScopes <= 16)
         #expect(engine.statistics.activeFetches == 0)
     }
