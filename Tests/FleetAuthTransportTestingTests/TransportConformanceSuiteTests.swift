@@ -4,7 +4,7 @@ import FleetAuthTransportTesting
 import Foundation
 import Testing
 
-@Suite("Transport conformance suite")
+@Suite("Transport conformance suite", .timeLimit(.minutes(2)))
 struct TransportConformanceSuiteTests {
     let base = URL(string: "https://conformance.example")!
 

@@ -9,7 +9,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Hostile backends over real HTTP")
+@Suite("Hostile backends over real HTTP", .timeLimit(.minutes(2)))
 struct HostileBackendOverHTTPTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }

@@ -11,7 +11,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("URLSession transport against a real loopback HTTP server")
+@Suite("URLSession transport against a real loopback HTTP server", .timeLimit(.minutes(2)))
 struct URLSessionTransportTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }
@@ -86,7 +86,7 @@ struct URLSessionTransportTests {
     }
 }
 
-@Suite("Providers end to end over real HTTP")
+@Suite("Providers end to end over real HTTP", .timeLimit(.minutes(2)))
 struct EndToEndTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }

@@ -8,7 +8,7 @@ import Testing
 @testable import CustomTransport
 @testable import DriverApp
 
-@Suite("Examples keep working")
+@Suite("Examples keep working", .timeLimit(.minutes(2)))
 struct ExamplesTests {
     @Test func driverAppEmbeddedRunIsClean() async throws {
         var options = DriverSimulation.Options()

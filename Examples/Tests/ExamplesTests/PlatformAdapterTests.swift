@@ -14,7 +14,7 @@ final class HastyAdapter: NSObject, PlatformAuthorization {
     }
 }
 
-@Suite("The platform SDK adapter example")
+@Suite("The platform SDK adapter example", .timeLimit(.minutes(2)))
 struct PlatformAdapterTests {
     @Test func everyRequestThroughTheAdapterKeepsThePlatformsContract() async throws {
         let provider = try PlatformAdapterExample.embeddedProvider()

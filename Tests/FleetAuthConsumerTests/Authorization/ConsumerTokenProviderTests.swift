@@ -4,7 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite("Consumer token provider")
+@Suite("Consumer token provider", .timeLimit(.minutes(2)))
 struct ConsumerTokenProviderTests {
     let clock = ManualWallClock()
     let transport: InMemoryTransport

@@ -2,7 +2,7 @@ import FleetAuthCore
 import Foundation
 import Testing
 
-@Suite("Refresh and retry policies")
+@Suite("Refresh and retry policies", .timeLimit(.minutes(2)))
 struct RefreshPolicyTests {
     let policy = RefreshPolicy()
 

@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Token event logger: levels, lines and redaction")
+@Suite("Token event logger: levels, lines and redaction", .timeLimit(.minutes(2)))
 struct TokenEventLoggerTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 

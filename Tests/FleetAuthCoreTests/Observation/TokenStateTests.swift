@@ -80,7 +80,7 @@ final class StateWatcher: Sendable {
     }
 }
 
-@Suite("Token state as it changes")
+@Suite("Token state as it changes", .timeLimit(.minutes(2)))
 struct TokenStateTests {
     let truck = TruckContext(vehicleID: "v-42")
 
@@ -197,7 +197,7 @@ struct TokenStateTests {
     }
 }
 
-@Suite("Prefetch")
+@Suite("Prefetch", .timeLimit(.minutes(2)))
 struct PrefetchTests {
     let contexts = ["v-1", "v-2", "v-3"].map(TruckContext.init)
 

@@ -20,7 +20,7 @@ final class CompletionOnlyAuthorization: TokenAuthorization {
     }
 }
 
-@Suite("One provider protocol: what a completion-only provider gets")
+@Suite("One provider protocol: what a completion-only provider gets", .timeLimit(.minutes(2)))
 struct TokenAuthorizationTests {
     let context = DepotContext(depotID: "d-1")
 

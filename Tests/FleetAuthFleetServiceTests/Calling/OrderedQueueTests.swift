@@ -4,7 +4,7 @@ import Testing
 
 struct LeftTheQueue: Error {}
 
-@Suite("Ordered queue")
+@Suite("Ordered queue", .timeLimit(.minutes(2)))
 struct OrderedQueueTests {
     @Test func operationsRunOneAtATimeInSubmissionOrder() async throws {
         let queue = OrderedQueue()

@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Manual wall clock")
+@Suite("Manual wall clock", .timeLimit(.minutes(2)))
 struct ManualWallClockTests {
     @Test func sleepersWakeOnlyWhenTheirDeadlinePasses() async throws {
         let clock = ManualWallClock()
