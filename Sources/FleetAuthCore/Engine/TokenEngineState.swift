@@ -218,7 +218,9 @@ struct TokenEngineState {
     func tokenState(of scope: AuthorizationScope, at now: TimeInterval) -> TokenState {
         let entry = cache.peek(scope)
         if let outage = outages[scope] {
-            if outage.error.isTransient, let entry, now < entry.floorAt {
+            // Still handed out: through a transient failure down to the outage floor, through
+            // a refusal (a 401 or 403 to the refresh) while it has its minimum life left.
+            if let entry, now < (outage.error.isTransient ? entry.floorAt : entry.expiringAt) {
                 return TokenState(scope: scope, phase: .degraded, token: entry.token, error: outage.error)
             }
             return TokenState(scope: scope, phase: .failed, token: nil, error: outage.failure(at: now))

@@ -21,8 +21,11 @@ public struct TokenState: Sendable, CustomStringConvertible {
         /// A fetch is under way: the first one, or a refresh while the held token is still
         /// handed out.
         public static let refreshing = Phase(value: .refreshing)
-        /// The token backend fails for a transient reason (``TokenState/error``) and the held
-        /// token is still handed out, until its outage floor: show a warning.
+        /// The token backend failed (``TokenState/error`` says why) and the held token is still
+        /// handed out: through a transient failure until its outage floor, through a refusal
+        /// that will not pass by itself (``FleetAuthError/isTransient`` false, such as a 403
+        /// to the refresh) until it has only the minimum remaining lifetime left, well before
+        /// ``TokenState/expiresAt``. Show a warning; a refusal needs fixing before then.
         public static let degraded = Phase(value: .degraded)
         /// No usable token and the last fetch failed (``TokenState/error``): calls that need
         /// a token fail until a fetch succeeds.

@@ -234,3 +234,30 @@ struct PrefetchTests {
         #expect(phases == ["noToken", "refreshing", "failed"])
     }
 }
+
+/// A refresh refused (403) while the held token is still handed out: the state says so, and
+/// agrees with what a lookup does on both sides of the moment the token stops being handed out.
+@Suite("A refused refresh while the token lives", .timeLimit(.minutes(2)))
+struct RefusedRefreshStateTests {
+    @Test func theStateIsDegradedWhileLookupsHandTheTokenOutThenFailed() async throws {
+        let h = try EngineHarness(refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
+        let v42 = AuthorizationScope.vehicle("v-42")
+        let token = try await h.engine.token(for: v42)
+        h.transport.setFaultInjector { _, _ in .status(403) }
+        h.clock.advance(by: 3120)  // 8 minutes left: stale, a lookup starts a refresh
+        #expect(h.engine.cachedUsableToken(for: v42) == token)
+        await h.engine.waitUntilIdle()
+        let refused = h.engine.tokenState(of: v42)
+        #expect(refused.phase == .degraded, "\(refused)")
+        #expect(refused.error?.status == 403 && refused.error?.isTransient == false)
+        #expect(refused.tokenFingerprint == token.fingerprint)
+        #expect(h.engine.cachedUsableToken(for: v42) == token)
+        // One second before the minimum remaining life (300 s), still handed out; at it, not.
+        h.clock.advance(by: 3299 - 3120)
+        #expect(h.engine.cachedUsableToken(for: v42) == token)
+        #expect(h.engine.tokenState(of: v42).phase == .degraded)
+        h.clock.advance(by: 1)
+        #expect(h.engine.cachedUsableToken(for: v42) == nil)
+        #expect(h.engine.tokenState(of: v42).phase == .failed)
+    }
+}
