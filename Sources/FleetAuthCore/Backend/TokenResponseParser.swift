@@ -98,13 +98,13 @@ package struct TokenResponseParser: Sendable {
             do {
                 try check(bodyExpiry, against: exp, serverNow: serverNow)
             } catch {
-                let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-                let preset = object.flatMap(TokenResponseFormat.preset(readingKeysOf:))
                 let fix =
                     if let unit = agreeingUnit(bodyExpiry, against: exp, serverNow: serverNow) {
                         "Read as \(unit.name) it agrees: set the TokenEndpoint's `format: \(format.reading(expiryIn: unit).spelling.swift)`, or make the backend send what the format reads."
-                    } else if let preset, preset.format != format {
-                        "This body is the \(preset.format.name) shape: set the TokenEndpoint's `format: \(preset.swift)`."
+                    } else if let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
+                        let presetFix = Self.presetFix(for: object, other: format)
+                    {
+                        presetFix
                     } else {
                         "It agrees with `exp` in no unit: make the backend state the expiry of the token it sends."
                     }
@@ -140,13 +140,11 @@ package struct TokenResponseParser: Sendable {
         if let violation = rules.audienceViolation(in: claims) { throw violation }
         if let violation = rules.fleetViolation(in: claims, for: scope) { throw violation }
         guard claims.covers(scope) else {
-            let named = claims.authorization.sorted { $0.key < $1.key }.map { key, ids in
-                "\(key): \(ids.map { "\"\($0.prefix(64))\"" }.joined(separator: ", "))"
-            }
+            let named = claims.authorizationSummary
             throw FleetAuthError(
                 reason: .scopeMismatch,
                 message:
-                    "The token's `authorization` claim (\(named.isEmpty ? "absent" : named.joined(separator: "; "))) does not name \(scope). \(Self.howTheIDWasSent(response.url, scope: scope)) Mint the token for the ID in the request."
+                    "The token's `authorization` claim (\(named.isEmpty ? "absent" : named)) does not name \(scope). \(Self.howTheIDWasSent(response.url, scope: scope)) Mint the token for the ID in the request."
             )
         }
         if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
@@ -294,11 +292,16 @@ package struct TokenResponseParser: Sendable {
                 ? "The body is a bare JWT: set the TokenEndpoint's `format: .plainText`."
                 : "Check that the TokenEndpoint's `url` is the token endpoint."
         }
-        if let preset = TokenResponseFormat.preset(readingKeysOf: object) {
-            return "This body is the \(preset.format.name) shape: set the TokenEndpoint's `format: \(preset.swift)`."
-        }
+        if let presetFix = presetFix(for: object) { return presetFix }
         return
             "Describe the body's keys with the TokenEndpoint's `format: .json(tokenKey:expiryKey:expiryUnit:)`; `fleetauth check-endpoint` infers them."
+    }
+
+    /// "This body is the … shape: set … `format: …`" for the preset whose keys the JSON
+    /// `object` holds, unless it is `other`; `nil` when none is.
+    private static func presetFix(for object: [String: Any], other: TokenResponseFormat? = nil) -> String? {
+        guard let preset = TokenResponseFormat.preset(readingKeysOf: object), preset.format != other else { return nil }
+        return "This body is the \(preset.format.name) shape: set the TokenEndpoint's `format: \(preset.swift)`."
     }
 
     private func malformed(_ problem: String, _ response: TransportResponse) -> FleetAuthError {

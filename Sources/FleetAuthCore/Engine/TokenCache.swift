@@ -88,8 +88,8 @@ package struct TokenCache {
     package let capacity: Int
     private var slots: [AuthorizationScope: Slot] = [:]
     /// Scopes in the order they were stored, oldest from `head` on; an item whose slot was
-    /// stored again or removed since is skipped when met, and the array is compacted once
-    /// most of it lies before `head`.
+    /// stored again or removed since is skipped when met, and such items are dropped once
+    /// they outnumber the slots (see ``store(_:for:)``).
     private var order: [(scope: AuthorizationScope, stored: UInt64)] = []
     private var head = 0
     /// Counts stores: the order of ``Slot/stored``.

@@ -26,6 +26,14 @@ package struct JWTClaims: Sendable, Equatable {
         self.authorization = authorization
     }
 
+    /// The `authorization` claim as messages show it, `vehicleid: "v-42"; taskid: "t-1"`
+    /// (each ID cut at 64 characters); empty when the claim is absent.
+    package var authorizationSummary: String {
+        authorization.sorted { $0.key < $1.key }.map { key, ids in
+            "\(key): \(ids.map { "\"\($0.prefix(64))\"" }.joined(separator: ", "))"
+        }.joined(separator: "; ")
+    }
+
     /// The wildcard ID that matches every vehicle or trip.
     package static let wildcard = "*"
 

@@ -235,9 +235,7 @@ extension EndpointChecker {
                         "authorization", .failure, "wildcard \"*\": one phone could act on every \(scope.kind)",
                         fix: "mint the token for the requested ID, or pass --allow-wildcard for a trusted server"))
         } else {
-            let named = claims.authorization.sorted { $0.key < $1.key }.map { key, ids in
-                "\(key): \(ids.map { "\"\($0.prefix(64))\"" }.joined(separator: ", "))"
-            }.joined(separator: "; ")
+            let named = claims.authorizationSummary
             let inQuery = (try? URLTemplate(options.url))?.namesTheID == false
             let sent =
                 inQuery
