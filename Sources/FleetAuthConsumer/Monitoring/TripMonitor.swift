@@ -82,7 +82,7 @@ public final class TripMonitor: Sendable {
     ) -> AsyncStream<TripUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: TripUpdate.self)
         let followed = Set(tripIDs.map(AuthorizationScope.trip) + trackingIDs.map(AuthorizationScope.tracking))
-        let task = Task {
+        let task = clock.startTask {
             await withTaskGroup(of: Void.self) { group in
                 for scope in followed {
                     group.addTask { await self.follow(scope, every: interval, rounds: rounds, into: continuation) }

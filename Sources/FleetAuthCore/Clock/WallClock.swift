@@ -29,18 +29,15 @@ public protocol WallClock: Sendable {
     ) async throws -> Result?
 }
 
-/// A clock that simulates time (the manual test clock): it decides timeouts itself, and counts
-/// the SDK's work in units (registered before their task starts, parked while they sleep or
-/// wait for another's result, ended with their task) so a test moves time only once all is parked.
+/// A clock that simulates time (the manual test clock). The engine asks it two things and
+/// schedules nothing differently: where the tasks it starts run, so that the clock can tell
+/// when all work has stopped, and its random draws, so that a test sees the same jitter on
+/// every run.
 package protocol SimulatedClock: WallClock {
-    /// Registers a unit of work that a new task is about to run, as running.
-    func beginWork() -> UInt64
-    /// Runs `body` as unit `unit`, which ends when it returns.
-    func perform(_ unit: UInt64, _ body: @Sendable () async -> Void) async
-    /// Marks the calling task's unit, if any, as parked on another unit's result; returns it.
-    func parkCurrentWork() -> UInt64?
-    /// Marks `unit` as running again: what it waited for is about to resume it.
-    func resumeWork(_ unit: UInt64)
+    /// The executor that the tasks the SDK starts prefer: the clock's own, which counts the
+    /// work queued on it.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    var taskExecutor: any TaskExecutor { get }
     /// A draw in `0...1` from a fixed seed, for the SDK's jitter and refresh spread: a test
     /// on a simulated clock sees the same draws on every run.
     func randomUnit() -> Double
@@ -66,26 +63,14 @@ extension WallClock {
         }
     }
 
-    /// Registers work that ``startWork(_:_:)`` is about to start; its unit, on a simulated clock.
-    package func countWork() -> UInt64? {
-        (self as? any SimulatedClock)?.beginWork()
-    }
-
-    /// Starts `operation` in a new task as `unit` (from ``countWork()``).
-    package func startWork(_ unit: UInt64?, _ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        guard let unit, let simulated = self as? any SimulatedClock else { return Task { await operation() } }
-        return Task { await simulated.perform(unit, operation) }
-    }
-
-    /// Tells a simulated clock that the calling task waits for other work; its unit.
-    package func parkWork() -> UInt64? {
-        (self as? any SimulatedClock)?.parkCurrentWork()
-    }
-
-    /// Tells a simulated clock that `unit` (from ``parkWork()``) runs again.
-    package func unparkWork(_ unit: UInt64?) {
-        guard let unit, let simulated = self as? any SimulatedClock else { return }
-        simulated.resumeWork(unit)
+    /// Starts `operation` in a new task: on a simulated clock's executor, so that the clock
+    /// sees it run; else as `Task {}` does.
+    package func startTask(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *), let simulated = self as? any SimulatedClock
+        {
+            return Task(executorPreference: simulated.taskExecutor, operation: operation)
+        }
+        return Task(operation: operation)
     }
 }
 

@@ -10,7 +10,7 @@ extension TokenEngine {
             }
         } onCancel: {
             let waiter = withState { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
-            if let waiter { resume(waiter, with: .failure(CancellationError())) }
+            if let waiter { waiter.resume(with: .failure(CancellationError())) }
             wakeAnsweredCallers()
         }
     }
@@ -20,7 +20,7 @@ extension TokenEngine {
     ) {
         enum Registration {
             case joined
-            case started(UInt64, work: UInt64?)
+            case started(UInt64)
             case served(TokenEngineState.Lookup)
             case replayed(FleetAuthError)
             case cancelled
@@ -42,26 +42,23 @@ extension TokenEngine {
                 }
             }
             state.waits += 1
-            // A new flight's work is counted before its caller is parked on it, so that a
-            // simulated clock never sees both idle.
-            let flightWork = state.flights[scope] == nil ? clock.countWork() : nil
-            let waiter = TokenEngineState.Waiter(continuation: continuation, work: clock.parkWork())
             if let flight = state.flights[scope] {
                 // The first waiter since the flight had none (a background refresh, or one
                 // whose earlier waiters were answered) starts a new budget.
                 if flight.waiters.isEmpty { state.flights[scope]?.waitedSince = now }
-                state.flights[scope]?.waiters[waiterID] = waiter
+                state.flights[scope]?.waiters[waiterID] = continuation
                 return .joined
             }
             let flightID = state.nextID()
             state.flights[scope] = TokenEngineState.Flight(
-                id: flightID, startedAt: now, waitedSince: now, waiters: [waiterID: waiter])
+                id: flightID, startedAt: now, waitedSince: now, waiters: [waiterID: continuation])
             state.fetches += 1
-            return .started(flightID, work: flightWork)
+            state.noteChange(of: scope, at: now)
+            return .started(flightID)
         }
         switch registration {
         case .joined: break
-        case .started(let flightID, let work): launch(flight: flightID, for: scope, work: work)
+        case .started(let flightID): launch(flight: flightID, for: scope)
         case .served(let lookup):
             if let token = deliver(lookup, for: scope, at: now) { continuation.resume(returning: token) }
         case .replayed(let error):
@@ -72,21 +69,13 @@ extension TokenEngine {
         }
     }
 
-    /// Resumes `waiter` with `result`, telling a simulated clock its caller runs again.
-    func resume(_ waiter: TokenEngineState.Waiter, with result: Result<AuthToken, any Error>) {
-        clock.unparkWork(waiter.work)
-        waiter.continuation.resume(with: result)
-    }
-
-    /// Starts the task that runs flight `flightID` and records it in the slot; `work` is
-    /// its unit on a simulated clock, if already begun.
-    func launch(flight flightID: UInt64, for scope: AuthorizationScope, work: UInt64? = nil) {
+    /// Starts the task that runs flight `flightID` and records it in the slot.
+    func launch(flight flightID: UInt64, for scope: AuthorizationScope) {
         state.withLock { $0.runningTasks += 1 }
-        let task = clock.startWork(work ?? clock.countWork()) { await self.run(flight: flightID, for: scope) }
+        let task = clock.startTask { await self.run(flight: flightID, for: scope) }
         let orphaned = withState { state -> Bool in
             guard state.flights[scope]?.id == flightID else { return true }
             state.flights[scope]?.task = task
-            state.noteChange(of: scope, at: clock.uptime())
             return false
         }
         if orphaned { task.cancel() }
@@ -189,7 +178,7 @@ extension TokenEngine {
         if let evicted {
             emit(.evicted(evicted.scope, usableWithCapacity: evicted.firstUsable ? configuration.cacheCapacity : nil))
         }
-        for waiter in waiters { resume(waiter, with: result.mapError { $0 as any Error }) }
+        for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
         wakeAnsweredCallers()
         wake(idle)
     }
@@ -263,10 +252,10 @@ extension TokenEngine {
                 emit(
                     .servedDegraded(
                         scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: error))
-                resume(waiter, with: .success(token))
+                waiter.resume(with: .success(token))
             }
         }
-        for waiter in outcome.failed { resume(waiter, with: .failure(outcome.failure)) }
+        for waiter in outcome.failed { waiter.resume(with: .failure(outcome.failure)) }
         wakeAnsweredCallers()
         return outcome.retries
     }

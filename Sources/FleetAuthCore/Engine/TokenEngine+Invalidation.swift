@@ -39,7 +39,7 @@ extension TokenEngine {
             message: "Every token was invalidated (sign-out) while this fetch ran; sign in again and retry.")
         for flight in flights {
             flight.task?.cancel()
-            for waiter in flight.waiters.values { resume(waiter, with: .failure(signedOut)) }
+            for waiter in flight.waiters.values { waiter.resume(with: .failure(signedOut)) }
         }
         wakeAnsweredCallers()
         emit(.invalidatedAll)

@@ -4,15 +4,22 @@ extension TokenEngine {
     package func tokenStates(of scope: AuthorizationScope?) -> AsyncStream<TokenState> {
         let (stream, id) = states.subscribe(to: scope)
         let now = clock.uptime()
-        let current = state.withLock { state -> [TokenEngineState.StateChange] in
-            state.watched = true
-            for scope in scope.map({ [$0] }) ?? Array(state.knownScopes) {
-                state.noteChange(of: scope, at: now)
+        publication.withLock { _ in
+            // Changes noted before are everyone's news; the states that hold now are the new
+            // stream's start.
+            let (earlier, current) = state.withLock { state in
+                let earlier = state.changes
+                state.changes.removeAll()
+                state.watched = true
+                for scope in scope.map({ [$0] }) ?? Array(state.knownScopes) {
+                    state.noteChange(of: scope, at: now)
+                }
+                defer { state.changes.removeAll() }
+                return (earlier, state.changes)
             }
-            defer { state.changes.removeAll() }
-            return state.changes
+            for change in earlier { states.publish(change.state, sequence: change.sequence) }
+            for change in current { states.publish(change.state, sequence: change.sequence, to: id) }
         }
-        for change in current { states.publish(change.state, sequence: change.sequence, to: id) }
         return stream
     }
 
@@ -42,19 +49,16 @@ extension TokenEngine {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let holds = state.withLock { state -> Bool in
                 if condition(state) { return true }
-                state[keyPath: queue].append(.init(continuation: continuation, work: clock.parkWork()))
+                state[keyPath: queue].append(continuation)
                 return false
             }
             if holds { continuation.resume() }
         }
     }
 
-    /// Resumes `waiters`, telling a simulated clock each runs again.
+    /// Resumes `waiters`.
     func wake(_ waiters: [TokenEngineState.ConditionWaiter]) {
-        for waiter in waiters {
-            clock.unparkWork(waiter.work)
-            waiter.continuation.resume()
-        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// The cached token for `scope`, whatever its freshness; `nil` if none. Never fetches

@@ -19,6 +19,9 @@ package final class TokenEngine: Sendable {
     let state: LockedState<TokenEngineState>
     /// The streams of ``TokenState`` changes apps watch.
     let states = TokenStateBroadcaster()
+    /// Held while publishing token states, so that changes noted under ``state`` by
+    /// different threads reach the streams in the order they were noted, none dropped.
+    let publication = LockedState(())
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     package init(configuration: TokenProviderConfiguration) throws(FleetAuthError) {
@@ -103,14 +106,24 @@ package final class TokenEngine: Sendable {
     /// changed, in the order they changed, once the lock is released.
     func withState<Result>(_ body: (inout TokenEngineState) -> Result) -> Result {
         let watched = states.isWatched
-        let (result, changes) = state.withLock { state in
+        let result = state.withLock { state in
             state.watched = watched
-            let result = body(&state)
-            defer { state.changes.removeAll() }
-            return (result, state.changes)
+            return body(&state)
         }
-        for change in changes { states.publish(change.state, sequence: change.sequence) }
+        publishChanges()
         return result
+    }
+
+    /// Publishes every token state noted so far and not yet published, in the order noted:
+    /// a thread that finds its changes already taken leaves them to the one publishing.
+    func publishChanges() {
+        publication.withLock { _ in
+            let changes = state.withLock { state in
+                defer { state.changes.removeAll() }
+                return state.changes
+            }
+            for change in changes { states.publish(change.state, sequence: change.sequence) }
+        }
     }
 
     func emit(_ detail: @autoclosure () -> TokenEvent.Detail) {

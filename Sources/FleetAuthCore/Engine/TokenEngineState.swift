@@ -4,15 +4,10 @@ import Foundation
 /// flight with its waiting callers, failures since the last success, values the fleet
 /// service rejected, running fetch tasks, and the counters behind ``TokenStatistics``.
 struct TokenEngineState {
-    /// A caller parked until the engine resumes it, with the simulated clock's work unit it
-    /// parked (if any): one waiting for a fetch (a ``Waiter``), or for a condition of
-    /// `waitUntilIdle()` or `waitUntilCallersAnswered()` (a ``ConditionWaiter``).
-    struct Parked<Value, Failure: Error> {
-        let continuation: CheckedContinuation<Value, Failure>
-        let work: UInt64?
-    }
-    typealias Waiter = Parked<AuthToken, any Error>
-    typealias ConditionWaiter = Parked<Void, Never>
+    /// A caller waiting for a fetch.
+    typealias Waiter = CheckedContinuation<AuthToken, any Error>
+    /// A caller waiting for a condition of `waitUntilIdle()` or `waitUntilCallersAnswered()`.
+    typealias ConditionWaiter = CheckedContinuation<Void, Never>
 
     /// One fetch in flight for a scope, owned by the task that runs it.
     struct Flight {
@@ -173,6 +168,8 @@ struct TokenEngineState {
         let flightID = nextID()
         flights[scope] = Flight(id: flightID, startedAt: now)
         fetches += 1
+        // Noted with the flight, so that streams hear it before the flight's outcome.
+        noteChange(of: scope, at: now)
         return flightID
     }
 

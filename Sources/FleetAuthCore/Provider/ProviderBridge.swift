@@ -2,13 +2,14 @@
 /// contract and async/await.
 @usableFromInline
 package enum ProviderBridge {
-    /// Runs `fetch` in a new task and calls `completion` once with its outcome, never under a
-    /// lock; the task holds the engine, so releasing the provider mid-fetch still completes.
+    /// Runs `fetch` in a new task (started as `clock` starts the SDK's tasks) and calls
+    /// `completion` once with its outcome, never under a lock; the task holds the engine, so
+    /// releasing the provider mid-fetch still completes.
     package static func complete(
-        _ completion: @escaping AuthTokenFetchCompletionHandler,
+        _ completion: @escaping AuthTokenFetchCompletionHandler, on clock: any WallClock,
         with fetch: @escaping @Sendable () async throws -> String
     ) {
-        Task {
+        _ = clock.startTask {
             do {
                 let token = try await fetch()
                 completion(token, nil)

@@ -52,7 +52,7 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// the provider is released while the fetch runs.
     public func fetchToken(with authorizationContext: Context?, completion: @escaping AuthTokenFetchCompletionHandler) {
         let engine = self.engine
-        ProviderBridge.complete(completion) {
+        ProviderBridge.complete(completion, on: engine.clock) {
             try await Self.fetch(authorizationContext, from: engine).value
         }
     }

@@ -18,7 +18,7 @@ extension ManualWallClock {
         horizon: TimeInterval = 10, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error> {
         let finished = LockedState(false)
-        let task = counted {
+        let task = startSimulated {
             defer { finished.withLock { $0 = true } }
             return try await operation()
         }
@@ -34,6 +34,22 @@ extension ManualWallClock {
             advance(to: next)
         }
         return await task.result
+    }
+
+    /// Returns once all the work on the clock's executor is suspended: every task the SDK
+    /// started on this clock, and every operation of ``runToCompletion(horizon:_:)`` with the
+    /// child tasks it starts (task groups, `async let`), is asleep on the clock, waiting for
+    /// another task's result, or finished. Then nothing changes until the clock moves, so a
+    /// test can read state or advance the clock knowing that everything the last advance woke
+    /// has had its turn.
+    ///
+    /// Work the clock does not run is not waited for: a task of your own started with
+    /// `Task {}` (make it a child of the operation instead: a task group or `async let`),
+    /// code on the main actor, or a real network. On Apple platforms before
+    /// macOS 15 and iOS 18, which lack task executors, the clock sees no work and this returns
+    /// at once: advance the clock by hand with ``waitForSleepers(count:within:)`` there.
+    public func settle() async {
+        await executor.settle()
     }
 
     /// Moves the clock to the wall time `date` one sleeper deadline at a time, waiting at

@@ -24,7 +24,7 @@ public import Foundation
 /// clock.advance(by: 0.2)
 /// print(try await token)                                  // AuthToken(tok_…, vehicle v-42, …)
 /// ```
-public final class ManualWallClock: WallClock, SimulatedClock {
+public final class ManualWallClock: WallClock {
     struct Sleeper {
         let deadline: Date
         let continuation: CheckedContinuation<Void, any Error>
@@ -35,15 +35,10 @@ public final class ManualWallClock: WallClock, SimulatedClock {
         /// A timeout whose deadline passed while its operation ran, woken by the clock:
         /// it fires only if the operation next sleeps past it.
         var deferred = false
-        /// The unit of work that runs again when this sleep ends (for a timeout, the unit
-        /// that called `withTimeout(_:_:)`).
-        var wakes: UInt64? = nil
     }
 
     /// The `withTimeout(_:_:)` operation the current task runs for, if any.
     @TaskLocal private static var currentOperation: UInt64?
-    /// The unit of work the current task runs for, if the clock counts it.
-    @TaskLocal static var currentUnit: UInt64?
 
     struct Watcher {
         let count: Int
@@ -65,41 +60,6 @@ public final class ManualWallClock: WallClock, SimulatedClock {
         var nextID: UInt64 = 0
         /// Operations the clock woke that have not slept on it again since.
         var runningOperations: Set<UInt64> = []
-        /// The units of work the clock counts, and whether each is running (not parked).
-        private(set) var units: [UInt64: Bool] = [:]
-        /// How many of ``units`` are running: kept with them, so that settling is one
-        /// comparison however many units wait.
-        private(set) var runningUnits = 0
-        /// Callers of `settle()`, woken when no unit runs.
-        var settleWaiters: [CheckedContinuation<Void, Never>] = []
-
-        var isSettled: Bool { runningUnits == 0 }
-
-        /// Marks `unit` running (or parked), if it has not ended.
-        mutating func mark(_ unit: UInt64?, running: Bool) {
-            guard let unit, let was = units[unit], was != running else { return }
-            units[unit] = running
-            runningUnits += running ? 1 : -1
-        }
-
-        /// Counts a new unit, running.
-        mutating func begin(_ unit: UInt64) {
-            units[unit] = true
-            runningUnits += 1
-        }
-
-        /// Stops counting `unit`.
-        mutating func end(_ unit: UInt64) {
-            if units.removeValue(forKey: unit) == true { runningUnits -= 1 }
-        }
-
-        /// The callers of `settle()` to wake, if no unit runs now.
-        mutating func takeSettleWaiters() -> [CheckedContinuation<Void, Never>] {
-            guard isSettled, !settleWaiters.isEmpty else { return [] }
-            defer { settleWaiters.removeAll() }
-            return settleWaiters
-        }
-
         func sleeperCount(within: TimeInterval) -> Int {
             let horizon = now.addingTimeInterval(within)
             return sleepers.values.filter { !$0.deferred && $0.deadline <= horizon }.count
@@ -132,6 +92,8 @@ public final class ManualWallClock: WallClock, SimulatedClock {
     }
 
     let state: LockedState<State>
+    /// Where the simulation's tasks run, counted so that ``settle()`` sees when all are suspended.
+    let executor = SimulationExecutor()
 
     /// Creates a clock showing `now` (default 2027-01-15 08:00:00 UTC).
     public init(now: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
@@ -162,9 +124,7 @@ public final class ManualWallClock: WallClock, SimulatedClock {
         try await sleep(for: duration, operation: Self.currentOperation, isTimeout: false)
     }
 
-    private func sleep(
-        for duration: TimeInterval, operation: UInt64?, isTimeout: Bool, wakes: UInt64? = currentUnit
-    ) async throws {
+    private func sleep(for duration: TimeInterval, operation: UInt64?, isTimeout: Bool) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -180,24 +140,16 @@ public final class ManualWallClock: WallClock, SimulatedClock {
                         timeout = state.takeTimeout(of: operation, passedBy: deadline)
                     }
                     state.sleepers[id] = Sleeper(
-                        deadline: deadline, continuation: continuation, operation: operation, isTimeout: isTimeout,
-                        wakes: wakes)
-                    // A timeout's own sleep parks nothing: its caller waits for the operation.
-                    if !isTimeout { state.mark(wakes, running: false) }
-                    // A deferred timeout that this sleep passes fires now: its caller runs.
-                    if let timeout { state.mark(timeout.wakes, running: true) }
-                    return (state.takeSatisfiedWatchers() + state.takeSettleWaiters(), timeout)
+                        deadline: deadline, continuation: continuation, operation: operation, isTimeout: isTimeout)
+                    // A deferred timeout that this sleep passes fires now.
+                    return (state.takeSatisfiedWatchers(), timeout)
                 }
                 guard let woken else { return continuation.resume(throwing: CancellationError()) }
                 woken.timeout?.continuation.resume()
                 for watcher in woken.ready { watcher.resume() }
             }
         } onCancel: {
-            let sleeper = state.withLock { state in
-                let sleeper = state.removeSleeper(id)
-                state.mark(sleeper?.wakes, running: true)
-                return sleeper
-            }
+            let sleeper = state.withLock { $0.removeSleeper(id) }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -207,6 +159,7 @@ public final class ManualWallClock: WallClock, SimulatedClock {
     /// however far one advance moves the clock. A timeout that passes while the clock's
     /// own wake-up has the operation running fires only if the operation next sleeps past
     /// it; one that passes while the operation waits on anything else fires at once.
+    /// The operation runs on the clock's executor, so that ``settle()`` waits for it.
     public func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
@@ -215,16 +168,21 @@ public final class ManualWallClock: WallClock, SimulatedClock {
             return state.nextID
         }
         defer { state.withLock { _ = $0.runningOperations.remove(id) } }
-        let unit = Self.currentUnit
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask { try await Self.$currentOperation.withValue(id) { try await operation() } }
-            group.addTask {
-                try await self.sleep(for: max(seconds, 0.000_001), operation: id, isTimeout: true, wakes: unit)
-                return nil
+        let race: @Sendable () async throws -> Result? = {
+            try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask { try await Self.$currentOperation.withValue(id) { try await operation() } }
+                group.addTask {
+                    try await self.sleep(for: max(seconds, 0.000_001), operation: id, isTimeout: true)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
             }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
         }
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            return try await withTaskExecutorPreference(taskExecutor) { try await race() }
+        }
+        return try await race()
     }
 
     /// Moves the clock forward by `seconds` and wakes every sleeper whose deadline has
@@ -246,7 +204,6 @@ public final class ManualWallClock: WallClock, SimulatedClock {
                 if let operation = sleeper.operation, timedOut.contains(operation) { continue }
                 if sleeper.isTimeout, let operation = sleeper.operation { timedOut.insert(operation) }
                 state.sleepers[id] = nil
-                state.mark(sleeper.wakes, running: true)
                 if !sleeper.isTimeout, let operation = sleeper.operation { state.runningOperations.insert(operation) }
                 due.append(sleeper)
             }

@@ -99,7 +99,7 @@ struct TripMonitorTests {
         var iterator: AsyncStream<TripUpdate>.Iterator? = monitor.updates(for: ["t-1"], every: 10).makeAsyncIterator()
         _ = await iterator?.next()
         iterator = nil  // the consumer walks away
-        _ = try await eventually { clock.sleeperCount == 0 && fleet.calls.count == 1 ? true : nil }
+        _ = try await clock.settled { clock.sleeperCount == 0 && fleet.calls.count == 1 ? true : nil }
         clock.advance(by: 100)
         #expect(fleet.calls.count == 1)
     }

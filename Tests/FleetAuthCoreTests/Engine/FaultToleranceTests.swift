@@ -79,13 +79,8 @@ struct FaultToleranceTests {
                 }
             }
         }
-        // The callbacks' tasks are the app's, which the clock does not count: move it to
-        // each deadline until every callback has come.
-        _ = try await eventually({ () -> Bool? in
-            if completions.withLock({ $0.count == 100 }) { return true }
-            if let next = clock.nextDeadline { clock.advance(to: next) }
-            return nil
-        })
+        // The SDK starts the callbacks' tasks on the clock: move it through every deadline.
+        await clock.run(until: clock.now().addingTimeInterval(10))
         #expect(completions.withLock { $0.count } == 100)
         #expect(completions.withLock { $0.allSatisfy { $0 } })
     }

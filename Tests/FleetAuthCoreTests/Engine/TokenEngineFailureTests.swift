@@ -23,7 +23,7 @@ struct TokenEngineFailureTests {
     @Test func transientFailuresAreRetriedWithGrowingBackoff() async throws {
         let h = try EngineHarness()
         h.transport.inject([.status(503), .connectionFailure])
-        let task = h.startFetches(1, for: v42)[0]
+        let task = await h.startFetches(1, for: v42)[0]
         await h.clock.waitForSleepers(count: 1, within: 1)
         #expect(h.clock.nextDeadline == h.clock.now().addingTimeInterval(0.5))
         h.clock.advance(by: 0.5)
@@ -38,7 +38,7 @@ struct TokenEngineFailureTests {
     @Test func retryAfterLengthensTheWait() async throws {
         let h = try EngineHarness()
         h.transport.inject([.status(429, headers: ["Retry-After": "4"])])
-        let task = h.startFetches(1, for: v42)[0]
+        let task = await h.startFetches(1, for: v42)[0]
         await h.clock.waitForSleepers(count: 1, within: 5)
         #expect(h.clock.nextDeadline == h.clock.now().addingTimeInterval(4))
         h.clock.advance(by: 4)
@@ -58,7 +58,7 @@ struct TokenEngineFailureTests {
     @Test func attemptsAreBounded() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 3, jitter: 0))
         h.transport.setFaultInjector { _, _ in .status(500) }
-        let task = h.startFetches(1, for: v42)[0]
+        let task = await h.startFetches(1, for: v42)[0]
         for _ in 0..<2 {
             await h.clock.waitForSleepers(count: 1, within: 10)
             h.clock.advance(to: h.clock.nextDeadline!)
@@ -100,7 +100,7 @@ struct TokenEngineFailureTests {
     @Test func allWaitersOfOneFetchGetTheSameError() async throws {
         let h = try EngineHarness(latency: 0.2, retry: .none)
         h.transport.inject([.status(502)])
-        let tasks = h.startFetches(50, for: v42)
+        let tasks = await h.startFetches(50, for: v42)
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         var messages = Set<String>()
@@ -128,7 +128,7 @@ struct TokenEngineFailureTests {
     @Test func timeoutOnTheInjectedClock() async throws {
         let h = try EngineHarness(retry: .none, endpointTimeout: 3)
         h.transport.inject([.hang])
-        let task = h.startFetches(1, for: v42)[0]
+        let task = await h.startFetches(1, for: v42)[0]
         await h.clock.waitForSleepers(count: 2)
         h.clock.advance(by: 3)
         let error = await failure(of: task)
@@ -139,19 +139,18 @@ struct TokenEngineFailureTests {
     @Test func deadlineBoundsAFetchWithRetries() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 10, jitter: 0, deadline: 10), endpointTimeout: 4)
         h.transport.setFaultInjector { _, _ in .hang }
-        let task = h.startFetches(1, for: v42)[0]
+        let task = await h.startFetches(1, for: v42)[0]
         let start = h.clock.now()
         func finished() -> Bool {
             h.events.count { if case .fetchFailed(_, _, _, nil) = $0.detail { true } else { false } } > 0
         }
         while !finished(), h.clock.now().timeIntervalSince(start) < 60 {
             // The hanging request sleeps a day; advance to the timeout or backoff sleep.
-            let next = try await eventually { () -> Date?? in
-                if finished() { return .some(nil) }
-                guard let next = h.clock.nextDeadline, next.timeIntervalSince(h.clock.now()) <= 10 else { return nil }
-                return .some(next)
-            }
-            if let next { h.clock.advance(to: next) }
+            await h.clock.settle()
+            if finished() { break }
+            let next = try #require(h.clock.nextDeadline)
+            try #require(next.timeIntervalSince(h.clock.now()) <= 10)
+            h.clock.advance(to: next)
         }
         let advanced = h.clock.now().timeIntervalSince(start)
         let error = await failure(of: task)
@@ -162,7 +161,7 @@ struct TokenEngineFailureTests {
 
     @Test func cancelledCallerLeavesTheFetchToOthers() async throws {
         let h = try EngineHarness(latency: 0.2)
-        let tasks = h.startFetches(3, for: v42)
+        let tasks = await h.startFetches(3, for: v42)
         await h.clock.waitForSleepers(count: 1, within: 1)
         tasks[0].cancel()
         let cancelled = await tasks[0].result
@@ -213,7 +212,7 @@ struct TokenEngineFailureTests {
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         _ = try await warm.value
-        let waiting = h.startFetches(2, for: v42)
+        let waiting = await h.startFetches(2, for: v42)
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.engine.invalidateAll()
         for task in waiting { #expect((await failure(of: task))?.reason == .signedOut) }
@@ -275,11 +274,11 @@ struct FlightSlotTests {
     @Test func aDiscardedFlightNeverClearsItsSuccessorsSlot() async throws {
         let h = try EngineHarness(latency: 1)
         let scope = AuthorizationScope.vehicle("v-1")
-        let old = h.startFetches(1, for: scope)[0]
+        let old = await h.startFetches(1, for: scope)[0]
         await h.clock.waitForSleepers(count: 1, within: 2)
         h.engine.invalidateAll()  // cancels the first flight
         _ = await old.result
-        let successors = h.startFetches(5, for: scope)
+        let successors = await h.startFetches(5, for: scope)
         await h.clock.waitForSleepers(count: 1, within: 2)
         h.clock.advance(by: 1)
         var fingerprints = Set<String>()

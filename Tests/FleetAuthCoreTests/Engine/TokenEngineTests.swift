@@ -28,7 +28,7 @@ struct TokenEngineTests {
 
     @Test func thousandConcurrentCallersOnAColdCacheMakeOneRequest() async throws {
         let h = try EngineHarness(latency: 0.2)
-        let tasks = h.startFetches(1000, for: v42)
+        let tasks = await h.startFetches(1000, for: v42)
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         var values = Set<String>()
@@ -115,7 +115,7 @@ struct TokenEngineTests {
         await h.clock.waitForSleepers(count: 1, within: 1)
         #expect(h.transport.requestCount == 2)  // one refresh, not two
         h.clock.advance(by: 0.2)
-        let refreshed = try await eventually { h.engine.cachedToken(for: v42).flatMap { $0 == first ? nil : $0 } }
+        let refreshed = try await h.clock.settled { h.engine.cachedToken(for: v42).flatMap { $0 == first ? nil : $0 } }
         #expect(refreshed.expiresAt > first.expiresAt)
         #expect(h.events.count { if case .refreshScheduled = $0.detail { true } else { false } } == 1)
         #expect(h.events.count { if case .servedStale = $0.detail { true } else { false } } == 2)
@@ -179,7 +179,7 @@ struct TokenEngineStatisticsTests {
 
     @Test func statisticsCountFetchesHitsAndWaits() async throws {
         let h = try EngineHarness(latency: 0.2)
-        let callers = h.startFetches(10, for: v42)
+        let callers = await h.startFetches(10, for: v42)
         await h.clock.waitForSleepers(count: 1, within: 1)
         #expect(h.engine.statistics.activeFetches == 1)
         h.clock.advance(by: 0.2)

@@ -26,23 +26,8 @@ struct ProviderHarness {
             retry: RetryPolicy(jitter: 0))
     }
 
-    /// Advances the clock a second at a time, letting tasks run between steps, until
-    /// `task` has ended (at most 120 simulated seconds, then it is cancelled): retries sleep
-    /// on this clock.
-    func runClock<T: Sendable>(until task: Task<T, any Error>) async {
-        let done = LockedState(false)
-        let watcher = Task {
-            _ = await task.result
-            done.withLock { $0 = true }
-        }
-        for _ in 0..<120 where !done.withLock({ $0 }) {
-            for _ in 0..<50 { await Task.yield() }
-            clock.advance(by: 1)
-        }
-        // Still running: cancel it, so that the test fails rather than hangs.
-        if !done.withLock({ $0 }) { task.cancel() }
-        await watcher.value
-    }
+    /// Starts a reader of `stream` on the clock (``StateWatcher``).
+    func watch(_ stream: AsyncStream<TokenState>) -> StateWatcher { StateWatcher(stream, on: clock) }
 
     /// Makes every backend request fail with `status` (`nil`: none fail).
     func backendFails(_ status: Int?) {
@@ -53,15 +38,18 @@ struct ProviderHarness {
     }
 }
 
-/// Reads a state stream in a task of its own and keeps what it read.
+/// Reads a state stream in a task of its own on the test's clock, so that settling the clock
+/// lets it read every state sent so far, and keeps what it read.
 final class StateWatcher: Sendable {
     private let seen = LockedState<[TokenState]>([])
     private let ended = LockedState(false)
-    private let task: Task<Void, Never>
+    private let task: Task<Void, any Error>
+    private let clock: ManualWallClock
 
-    init(_ stream: AsyncStream<TokenState>) {
+    init(_ stream: AsyncStream<TokenState>, on clock: ManualWallClock) {
         let (seen, ended) = (self.seen, self.ended)
-        task = Task {
+        self.clock = clock
+        task = clock.startSimulated {
             for await state in stream { seen.withLock { $0.append(state) } }
             ended.withLock { $0 = true }
         }
@@ -73,10 +61,10 @@ final class StateWatcher: Sendable {
     var phases: [String] { states.map { "\($0.phase)" } }
     var hasEnded: Bool { ended.withLock { $0 } }
 
-    /// Waits until `count` states have been read; returns their phases.
+    /// The phases read once the clock's work has settled, which must be at least `count`.
     @discardableResult
     func phases(count: Int, fileID: String = #fileID, line: Int = #line) async throws -> [String] {
-        try await eventually({ states.count >= count ? phases : nil }, fileID: fileID, line: line)
+        try await clock.settled({ states.count >= count ? phases : nil }, fileID: fileID, line: line)
     }
 }
 
@@ -86,7 +74,7 @@ struct TokenStateTests {
 
     @Test func aTokenGoesFromFreshThroughRefreshingToFreshAgain() async throws {
         let h = try ProviderHarness()
-        let watcher = StateWatcher(h.provider.tokenStates(for: truck))
+        let watcher = h.watch(h.provider.tokenStates(for: truck))
         try await watcher.phases(count: 1)
         let first = try await h.provider.token(for: truck)
         try await watcher.phases(count: 3)
@@ -106,7 +94,7 @@ struct TokenStateTests {
 
     @Test func anOutageShowsAsDegradedThenFailedThenFreshWhenTheBackendReturns() async throws {
         let h = try ProviderHarness()
-        let watcher = StateWatcher(h.provider.tokenStates(for: truck))
+        let watcher = h.watch(h.provider.tokenStates(for: truck))
         let first = try await h.provider.token(for: truck)
         try await watcher.phases(count: 3)
         // The backend goes down; a caller with 200 s of life left still gets the token.
@@ -120,9 +108,10 @@ struct TokenStateTests {
         #expect(warning.error?.status == 503 && warning.tokenFingerprint == first.fingerprint)
         // Past the outage floor nothing usable is left: the state says failed, with the error.
         h.clock.advance(by: 150)
-        let past = Task { [provider = h.provider, truck] in try await provider.token(for: truck) }
-        await h.runClock(until: past)
-        await #expect(throws: FleetAuthError.self) { try await past.value }
+        let past = await h.clock.runToCompletion(horizon: 120) { [provider = h.provider, truck] in
+            try await provider.token(for: truck)
+        }
+        #expect(throws: FleetAuthError.self) { try past.get() }
         try await watcher.phases(count: 6)
         #expect(watcher.states[5].phase == .failed && watcher.states[5].tokenFingerprint == nil)
         #expect(
@@ -139,7 +128,7 @@ struct TokenStateTests {
 
     @Test func aRejectedTokenAndASignOutAreStatesToo() async throws {
         let h = try ProviderHarness()
-        let watcher = StateWatcher(h.provider.tokenStates())
+        let watcher = h.watch(h.provider.tokenStates())
         let token = try await h.provider.token(for: truck)
         _ = try await h.provider.token(for: TruckContext(vehicleID: "v-7"))
         try await watcher.phases(count: 4)
@@ -155,38 +144,38 @@ struct TokenStateTests {
     @Test func aStreamStartsWithWhatHoldsNow() async throws {
         let h = try ProviderHarness()
         let token = try await h.provider.token(for: truck)
-        let watcher = StateWatcher(h.provider.tokenStates(for: truck))
+        let watcher = h.watch(h.provider.tokenStates(for: truck))
         try await watcher.phases(count: 1)
         #expect(watcher.states[0].phase == .fresh && watcher.states[0].tokenFingerprint == token.fingerprint)
-        let everything = StateWatcher(h.provider.tokenStates())
+        let everything = h.watch(h.provider.tokenStates())
         #expect(try await everything.phases(count: 1) == ["fresh"])
     }
 
     @Test func aStreamOnlyCarriesItsOwnContextAndNoRepeats() async throws {
         let h = try ProviderHarness()
-        let watcher = StateWatcher(h.provider.tokenStates(for: truck))
+        let watcher = h.watch(h.provider.tokenStates(for: truck))
         _ = try await h.provider.token(for: TruckContext(vehicleID: "v-7"))
         _ = try await h.provider.token(for: truck)
         for _ in 0..<10 { _ = try await h.provider.token(for: truck) }
         await h.provider.waitUntilIdle()
         #expect(try await watcher.phases(count: 3) == ["noToken", "refreshing", "fresh"])
-        for _ in 0..<100 { await Task.yield() }
         #expect(watcher.states.count == 3)
         #expect(watcher.states.allSatisfy { $0.scope == truck.scope })
     }
 
     @Test func theStreamEndsWhenTheProviderIsReleased() async throws {
         var h: ProviderHarness? = try ProviderHarness()
-        let watcher = StateWatcher(h!.provider.tokenStates(for: truck))
+        let clock = h!.clock
+        let watcher = h!.watch(h!.provider.tokenStates(for: truck))
         try await watcher.phases(count: 1)
         #expect(!watcher.hasEnded)
         h = nil
-        _ = try await eventually { watcher.hasEnded ? true : nil }
+        _ = try await clock.settled { watcher.hasEnded ? true : nil }
     }
 
     @Test func noStateCarriesTheTokenValue() async throws {
         let h = try ProviderHarness()
-        let watcher = StateWatcher(h.provider.tokenStates())
+        let watcher = h.watch(h.provider.tokenStates())
         let token = try await h.provider.token(for: truck)
         try await watcher.phases(count: 2)
         for state in watcher.states {
@@ -214,20 +203,26 @@ struct PrefetchTests {
 
     @Test func prefetchSharesTheSingleFlightWithCallers() async throws {
         let h = try ProviderHarness(latency: 1)
-        let caller = Task { [provider = h.provider, context = contexts[0]] in try await provider.token(for: context) }
-        let warming = Task { [provider = h.provider, contexts] in await provider.prefetch([contexts[0]]) }
-        _ = try await eventually { h.transport.requestCount == 1 ? true : nil }
-        for _ in 0..<200 { await Task.yield() }
+        let caller = h.clock.startSimulated { [provider = h.provider, context = contexts[0]] in
+            try await provider.token(for: context)
+        }
+        let warming = h.clock.startSimulated { [provider = h.provider, contexts] in
+            await provider.prefetch([contexts[0]])
+        }
+        // Both have reached the one request, and wait for its answer: the prefetch joined.
+        await h.clock.settle()
+        #expect(h.transport.requestCount == 1)
+        #expect(h.provider.statistics.waits == 2)
         h.clock.advance(by: 1)
         _ = try await caller.value
-        #expect(await warming.value.isEmpty)
+        #expect(try await warming.value.isEmpty)
         #expect(h.transport.requestCount == 1)
     }
 
     @Test func prefetchFailuresAreReturnedAndWatchedNotThrown() async throws {
         let h = try ProviderHarness()
         h.backendFails(403)
-        let watcher = StateWatcher(h.provider.tokenStates(for: contexts[0]))
+        let watcher = h.watch(h.provider.tokenStates(for: contexts[0]))
         let failures = await h.provider.prefetch([contexts[0]])
         #expect(failures.count == 1 && failures.first?.status == 403 && failures.first?.scope == contexts[0].scope)
         let phases = try await watcher.phases(count: 3)

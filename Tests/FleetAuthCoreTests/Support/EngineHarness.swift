@@ -33,9 +33,12 @@ struct EngineHarness {
                 cacheCapacity: cacheCapacity, observer: { events.record($0) }))
     }
 
-    /// Starts `count` concurrent fetches for `scope` and returns their tasks.
-    func startFetches(_ count: Int, for scope: AuthorizationScope) -> [Task<AuthToken, any Error>] {
-        (0..<count).map { _ in Task { [engine] in try await engine.token(for: scope) } }
+    /// Starts `count` concurrent fetches for `scope` on the clock and returns their tasks once
+    /// the clock has settled: every caller has joined the fetch (or got its answer).
+    func startFetches(_ count: Int, for scope: AuthorizationScope) async -> [Task<AuthToken, any Error>] {
+        let tasks = (0..<count).map { _ in clock.startSimulated { [engine] in try await engine.token(for: scope) } }
+        await clock.settle()
+        return tasks
     }
 }
 

@@ -58,14 +58,10 @@ struct FleetCallErrorTests {
             request.url.host == "backend.example.com" ? .connectionFailure : nil
         }
         let reporter = try f.reporter("v-42")
-        let outcome = Task { try await reporter.report(f.location()) }
         // Let the retries run out on the manual clock.
-        for _ in 0..<40 {
-            for _ in 0..<50 { await Task.yield() }
-            f.clock.advance(by: 1)
-        }
+        let outcome = await f.clock.runToCompletion(horizon: 60) { try await reporter.report(f.location()) }
         do {
-            _ = try await outcome.value
+            _ = try outcome.get()
             Issue.record("expected a token fault")
         } catch let error as FleetServiceError {
             #expect(error.fault == .token)
@@ -106,14 +102,11 @@ struct FleetCallErrorTests {
         let f = try ReporterFixture()
         let silent = SilentProvider()
         let reporter = try f.reporter("v-42", authorization: silent)
-        let first = Task { try await reporter.report(f.location()) }
-        let second = Task { try await reporter.report(f.location(1)) }
+        let first = f.clock.startSimulated { try await reporter.report(f.location()) }
+        let second = f.clock.startSimulated { try await reporter.report(f.location(1)) }
         // The first waits for the provider; at its 60-s deadline it fails, then the second
         // gets its turn and its own deadline.
-        for _ in 0..<130 {
-            for _ in 0..<50 { await Task.yield() }
-            f.clock.advance(by: 1)
-        }
+        await f.clock.run(until: f.clock.now().addingTimeInterval(130))
         for task in [first, second] {
             do {
                 _ = try await task.value
@@ -131,8 +124,9 @@ struct FleetCallErrorTests {
         let f = try ReporterFixture()
         let silent = SilentProvider()
         let reporter = try f.reporter("v-42", authorization: silent)
-        let first = Task { try await reporter.report(f.location()) }
-        while silent.calls.withLock({ $0 }) == 0 { await Task.yield() }
+        let first = f.clock.startSimulated { try await reporter.report(f.location()) }
+        await f.clock.settle()
+        #expect(silent.calls.withLock { $0 } == 1)
         first.cancel()
         await #expect(throws: FleetServiceError.self) { try await first.value }
         // No time passed: cancellation, not the deadline, ended it.

@@ -238,12 +238,12 @@ struct VehicleReporterTests {
         let reporter = try f.reporter("v-42")
         _ = try await reporter.report(f.location())  // warm the token: 2 requests
         f.transport.latency = 1
-        let reports = (1...3).map { step in Task { try await reporter.report(f.location(step)) } }
+        let reports = (1...3).map { step in f.clock.startSimulated { try await reporter.report(f.location(step)) } }
         for sent in 1...3 {
             await f.clock.waitForSleepers(count: 1, within: 2)
             #expect(f.transport.requestCount == 2 + sent)  // exactly one more request in flight
             f.clock.advance(by: 1)
-            _ = try await eventually { f.fleet.calls.count == 1 + sent ? true : nil }
+            _ = try await f.clock.settled { f.fleet.calls.count == 1 + sent ? true : nil }
         }
         for report in reports { _ = try await report.value }
         #expect(f.fleet.acceptedCount == 4)

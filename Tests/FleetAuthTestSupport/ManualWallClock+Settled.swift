@@ -1,0 +1,24 @@
+package import FleetAuthInMemory
+
+/// What a test expected to hold once the clock's work had settled did not hold.
+package struct ConditionNeverHeld: Error, CustomStringConvertible {
+    /// Where the expectation was.
+    package let location: String
+    /// `condition did not hold once settled at File.swift:12`.
+    package var description: String { "condition did not hold once settled at \(location)" }
+}
+
+extension ManualWallClock {
+    /// Waits until all the work on the clock is suspended (``ManualWallClock/settle()``), then
+    /// returns what `probe` reads: for state that work reaches without time passing. Throws
+    /// ``ConditionNeverHeld`` (failing the test) if `probe` finds nothing. It never polls.
+    package func settled<T>(
+        _ probe: () -> T?, fileID: String = #fileID, line: Int = #line
+    ) async throws -> T {
+        await settle()
+        guard let value = probe() else {
+            throw ConditionNeverHeld(location: "\(fileID):\(line)")
+        }
+        return value
+    }
+}
