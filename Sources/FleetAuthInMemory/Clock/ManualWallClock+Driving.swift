@@ -4,9 +4,11 @@ public import Foundation
 extension ManualWallClock {
     /// Runs `operation` to completion while moving the clock forward to every sleep
     /// deadline at most `horizon` seconds away (network latency, retry backoff), so
-    /// simulations and tests need not advance the clock by hand. The clock moves only when
-    /// all the work it counts is parked (``settle()``), so every step happens in deadline
-    /// order, as it would in real time.
+    /// simulations and tests need not advance the clock by hand. The operation runs on the
+    /// clock's executor with every child task it starts (task groups, `async let`), and the
+    /// clock moves only when all that work is suspended (``settle()``), so every step
+    /// happens in deadline order, as it would in real time. Many providers may share one
+    /// clock.
     ///
     /// The default horizon covers the SDK's own waits with its default policies (latency,
     /// the longest retry backoff with its jitter); request timeouts (15 s by default) come
