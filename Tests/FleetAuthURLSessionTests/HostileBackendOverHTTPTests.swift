@@ -51,7 +51,14 @@ struct HostileBackendOverHTTPTests {
             let token = try outcome.get()
             Issue.record("\(answer.name): expected \(answer.expected), got \(token)")
         } catch let error as FleetAuthError {
-            #expect(error.reason == answer.expected, "\(answer.name): \(error)")
+            // A short-lived token's exact cause depends on real time here: the fixture's Date
+            // header is the real clock, so on a loaded machine it may have expired by the time
+            // it is read (the in-memory suite checks the exact cause on a manual clock).
+            if answer.expected.code == .tokenExpired {
+                #expect(error.code == .tokenExpired, "\(answer.name): \(error)")
+            } else {
+                #expect(error.reason == answer.expected, "\(answer.name): \(error)")
+            }
         }
         #expect(engine.statistics.cachedScopes == 0)
     }

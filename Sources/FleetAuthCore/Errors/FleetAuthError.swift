@@ -168,14 +168,21 @@ public struct FleetAuthError: Error, CustomStringConvertible {
             retryAfter: retryAfter, underlyingError: underlyingError)
     }
 
-    /// `FleetAuthError.scopeMismatch (vehicle v-42, HTTP 200): message`.
+    /// `FleetAuthError.tokenMismatch/scopeMismatch (vehicle v-42, HTTP 200): message`: the
+    /// ``code`` an app switches on, the finer cause where it has one, what the fetch was for,
+    /// and the message.
     public var description: String {
         var details: [String] = []
         if let scope { details.append(scope.description) }
         if let status { details.append("HTTP \(status)") }
         if let url { details.append(Self.redacted(url)) }
         let suffix = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
-        return "FleetAuthError.\(reason)\(suffix): \(message)"
+        return "FleetAuthError.\(summary)\(suffix): \(message)"
+    }
+
+    /// The code, and the finer cause after a slash where it differs: `tokenMismatch/scopeMismatch`.
+    package var summary: String {
+        reason.rawValue == code.description ? code.description : "\(code)/\(reason)"
     }
 
     /// The URL as sent, without user info or fragment, and with the value of any query item

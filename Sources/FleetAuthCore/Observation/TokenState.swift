@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// ``TokenProvider/tokenStates(for:)`` delivers one each time the state changes. It names
 /// the token by its fingerprint and never holds its value.
-public struct TokenState: Sendable, CustomStringConvertible {
+public struct TokenState: Sendable, Equatable, CustomStringConvertible {
     /// How the token stands. New phases may be added without breaking anyone.
     public struct Phase: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
@@ -46,7 +46,19 @@ public struct TokenState: Sendable, CustomStringConvertible {
     /// The held token's fingerprint, if a token is held.
     public let tokenFingerprint: String?
     /// Why the backend failed, when ``phase`` is `degraded` or `failed`.
-    public let error: FleetAuthError?
+    public var error: FleetAuthError? { failure?.error }
+    /// The error, compared by what it says (its cause, status and message), so that states
+    /// compare equal when they say the same.
+    private let failure: Failure?
+
+    private struct Failure: Equatable, Sendable {
+        let error: FleetAuthError
+
+        static func == (lhs: Failure, rhs: Failure) -> Bool {
+            lhs.error.reason == rhs.error.reason && lhs.error.status == rhs.error.status
+                && lhs.error.message == rhs.error.message
+        }
+    }
 
     /// Creates the state of `scope` holding `token` (if any).
     package init(scope: AuthorizationScope, phase: Phase, token: AuthToken?, error: FleetAuthError? = nil) {
@@ -54,7 +66,7 @@ public struct TokenState: Sendable, CustomStringConvertible {
         self.phase = phase
         self.expiresAt = token?.expiresAt
         self.tokenFingerprint = token?.fingerprint
-        self.error = error
+        self.failure = error.map(Failure.init)
     }
 
     /// Whether `other` says the same (phase, token, and the error's code and status): a
@@ -65,12 +77,13 @@ public struct TokenState: Sendable, CustomStringConvertible {
     }
 
     /// `vehicle v-42 degraded tok_1a2b3c4d until 2026-11-23T18:00:00Z: unexpectedStatus HTTP 503`:
-    /// the scope, the phase, the token's fingerprint and expiry, and the error's cause.
+    /// the scope, the phase, the token's fingerprint and expiry, and the error's ``FleetAuthError/code``
+    /// (with its finer cause where it has one, as in `tokenMismatch/scopeMismatch`).
     public var description: String {
         var text = "\(scope) \(phase)"
         if let tokenFingerprint { text += " \(tokenFingerprint)" }
         if let expiresAt, expiresAt != .distantFuture { text += " until \(HTTPDate.iso8601(expiresAt))" }
-        if let error { text += ": \(error.reason)" + (error.status.map { " HTTP \($0)" } ?? "") }
+        if let error { text += ": \(error.summary)" + (error.status.map { " HTTP \($0)" } ?? "") }
         return text
     }
 }

@@ -256,3 +256,32 @@ struct RefusedRefreshStateTests {
         #expect(h.engine.tokenState(of: v42).phase == .failed)
     }
 }
+
+/// States compare by what they say, as a SwiftUI view that shows one needs.
+@Suite("Token states compare", .timeLimit(.minutes(2)))
+struct TokenStateEqualityTests {
+    @Test func statesSayingTheSameAreEqualAndAnyDifferenceIsNot() async throws {
+        let h = try ProviderHarness()
+        let truck = TruckContext(vehicleID: "v-42")
+        #expect(h.provider.tokenState(for: truck) == h.provider.tokenState(for: truck))
+        let empty = h.provider.tokenState(for: truck)
+        _ = try await h.provider.token(for: truck)
+        let fresh = h.provider.tokenState(for: truck)
+        #expect(fresh != empty)
+        #expect(fresh == h.provider.tokenState(for: truck))
+        // The same phase with another error is another state.
+        h.backendFails(503)
+        h.clock.advance(by: 3600 - 200)
+        _ = try await h.provider.token(for: truck)
+        await h.clock.settle()
+        let unavailable = h.provider.tokenState(for: truck)
+        h.backendFails(500)
+        h.clock.advance(by: 60)
+        _ = try await h.provider.token(for: truck)
+        await h.clock.settle()
+        let failing = h.provider.tokenState(for: truck)
+        #expect(unavailable.phase == .degraded && failing.phase == .degraded)
+        #expect(unavailable != failing, "\(unavailable) vs \(failing)")
+        #expect("\(failing)".hasSuffix(": unexpectedStatus HTTP 500"))
+    }
+}

@@ -88,8 +88,9 @@ struct AuthTokenTests {
     func eachReasonFallsUnderTheCodeAnAppActsOn(reason: FleetAuthError.Reason, code: FleetAuthError.Code) {
         let error = FleetAuthError(reason: reason, message: "m")
         #expect(error.code == code)
-        // The log line names the exact cause, not only the code.
-        #expect(error.description.hasPrefix("FleetAuthError.\(reason): "))
+        // The log line starts with the code an app matches on, then the exact cause.
+        let named = "\(reason)" == "\(code)" ? "\(code)" : "\(code)/\(reason)"
+        #expect(error.description.hasPrefix("FleetAuthError.\(named): "))
     }
 
     @Test(arguments: [
