@@ -66,6 +66,21 @@ struct URLSessionTransportTests {
         #expect(transport.peakBufferedBytes <= 2 * cap, "held \(transport.peakBufferedBytes) bytes")
     }
 
+    @Test func anAnnouncedOversizedBodyIsRefusedBeforeAnyOfItIsRead() async throws {
+        // However fast the server writes, the refusal comes from the Content-Length alone:
+        // the transport's buffer never receives a byte of the body.
+        let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: 256 * 1024))
+        for _ in 0..<3 {
+            let url = URL(string: server.url("/conformance/bytes?count=16777216"))!
+            let error = try await #require(throws: FleetAuthError.self) {
+                _ = try await transport.send(TransportRequest(url: url))
+            }
+            #expect(error.reason == .responseTooLarge)
+            #expect(error.message.contains("announces 16777216 bytes (Content-Length)"), "\(error.message)")
+        }
+        #expect(transport.peakBufferedBytes == 0, "held \(transport.peakBufferedBytes) bytes")
+    }
+
     @Test func aBodyWithinTheCapStreamsWhole() async throws {
         let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: 256 * 1024))
         let response = try await transport.send(
