@@ -126,6 +126,8 @@ package struct TokenFetcher: Sendable {
         do {
             request = try await endpoint.request(for: scope)
         } catch {
+            // The headers closure saw this fetch cancelled: that is the sign-out, not the app's credential.
+            if Task.isCancelled, error.underlyingError is CancellationError { return .failure(Self.cancelled(scope)) }
             return .failure(error)
         }
         let timeout = min(endpoint.timeout, deadline - clock.uptime())

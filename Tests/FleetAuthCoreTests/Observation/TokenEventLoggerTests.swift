@@ -149,3 +149,33 @@ struct EventOutcomeTests {
         #expect(failed.count == 1 && failed.first?.error?.code == .credentialsUnavailable)
     }
 }
+
+/// A sign-out while the app's headers closure runs ends the fetch as a sign-out, not as a
+/// missing credential.
+@Suite("Sign-out during the headers closure", .timeLimit(.minutes(2)))
+struct SignOutDuringHeadersTests {
+    @Test func theFetchEndsAsSignedOutNotCredentialsUnavailable() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+        var endpoint = TokenEndpoint(url: "https://backend.example.com/token")
+        endpoint.headers = { _ in
+            try await clock.sleep(for: 10)  // the app refreshes its own login first
+            return ["Authorization": "Bearer app-credential"]
+        }
+        let events = LockedState<[TokenEvent]>([])
+        let provider = try TokenProvider<TruckContext>(
+            endpoint: endpoint, transport: transport, clock: clock, observer: { e in events.withLock { $0.append(e) } })
+        let lookup = clock.startSimulated { try await provider.token(for: TruckContext(vehicleID: "v-1")) }
+        await clock.settle()
+        provider.invalidateAll()
+        let outcome = await lookup.result
+        let error = try #require(throws: FleetAuthError.self) { try outcome.get() }
+        #expect(error.code == .signedOut)
+        await clock.settle()
+        let failures = events.withLock { $0 }.filter { $0.kind == .fetchFailed }
+        #expect(failures.count == 1)
+        #expect(failures.first?.error?.code == .signedOut, "\(failures)")
+        #expect(events.withLock { $0 }.contains { $0.kind == .fetchStarted } == false)
+    }
+}
