@@ -11,6 +11,11 @@ public enum LookupDesign: String, CaseIterable, Sendable {
     case fleetAuthAsync = "fleetauth-async"
     case fleetAuthMainActor = "fleetauth-main-actor"
     case fleetAuthMany = "fleetauth-many"
+    /// 100,000 scopes in turn: for instruction counts only (its set-up fetches 100,000 tokens).
+    case fleetAuthHundredThousand = "fleetauth-100k"
+
+    /// The designs the timed lookup benchmark runs.
+    public static var timed: [LookupDesign] { allCases.filter { $0 != .fleetAuthHundredThousand } }
 
     /// How the table names it.
     public var title: String {
@@ -22,6 +27,7 @@ public enum LookupDesign: String, CaseIterable, Sendable {
         case .fleetAuthAsync: "FleetAuth fetchToken(with:) (async)"
         case .fleetAuthMainActor: "FleetAuth fetchToken(with:) from @MainActor"
         case .fleetAuthMany: "FleetAuth fetchToken(with:), 1,000 scopes in turn"
+        case .fleetAuthHundredThousand: "FleetAuth fetchToken(with:), 100,000 scopes in turn"
         }
     }
 
@@ -78,9 +84,10 @@ public enum LookupDesign: String, CaseIterable, Sendable {
             }
         case .fleetAuthMainActor:
             sum = try await Self.runOnMainActor(subjects, iterations: iterations)
-        case .fleetAuthMany:
+        case .fleetAuthMany, .fleetAuthHundredThousand:
             // Fetched here, for this design alone: the two runs' difference drops the set-up.
-            let contexts = (0..<1000).map { DriverAuthorizationContext(vehicleID: "vehicle-\($0)") }
+            let count = self == .fleetAuthMany ? 1000 : 100_000
+            let contexts = (0..<count).map { DriverAuthorizationContext(vehicleID: "vehicle-\($0)") }
             for context in contexts { sum &+= try await subjects.provider.fetchToken(with: context).utf8.count }
             var next = 0
             for _ in 0..<iterations {

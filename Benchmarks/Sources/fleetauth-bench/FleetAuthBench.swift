@@ -20,7 +20,7 @@ struct FleetAuthBench {
                 .prefix { !$0.hasPrefix("--") }
             let designs =
                 names.isEmpty
-                ? LookupDesign.allCases
+                ? LookupDesign.timed
                 : try names.map { name in
                     guard let design = LookupDesign(rawValue: name) else { throw BenchError("unknown design \(name)") }
                     return design
