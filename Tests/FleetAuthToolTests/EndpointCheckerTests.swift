@@ -33,7 +33,7 @@ final class Lines: @unchecked Sendable {
     var text: String { lock.withLock { lines.joined(separator: "\n") } }
 }
 
-@Suite("fleetauth check-endpoint against the loopback backend", .timeLimit(.minutes(2)))
+@Suite("fleetauth check-endpoint against the loopback backend", .timeLimit(.minutes(10)))
 struct EndpointCheckerTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }
@@ -304,7 +304,7 @@ struct EndpointCheckerTests {
     }
 }
 
-@Suite("fleetauth command line", .timeLimit(.minutes(2)))
+@Suite("fleetauth command line", .timeLimit(.minutes(10)))
 struct FleetAuthCommandTests {
     @Test(arguments: [
         [String](), ["check"], ["check-endpoint"], ["check-endpoint", "--url"],
@@ -385,7 +385,7 @@ struct InMemoryTransportStub: HTTPTransport {
 }
 
 /// The checker's report quoted in the documentation stays what the checker prints.
-@Suite("The documented checker report is current", .timeLimit(.minutes(2)))
+@Suite("The documented checker report is current", .timeLimit(.minutes(10)))
 struct ReadmeCheckerReportTests {
     @Test func theQuotedReportMatchesTheCheckersOutput() async throws {
         let server = try LoopbackServer.running()

@@ -4,7 +4,7 @@ import FleetAuthTransportTesting
 import Foundation
 import Testing
 
-@Suite("Transport conformance suite", .timeLimit(.minutes(2)))
+@Suite("Transport conformance suite", .timeLimit(.minutes(10)))
 struct TransportConformanceSuiteTests {
     let base = URL(string: "https://conformance.example")!
 

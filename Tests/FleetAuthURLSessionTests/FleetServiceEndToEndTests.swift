@@ -11,7 +11,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Reporter and monitor over real HTTP against the fleet-service fixture", .timeLimit(.minutes(2)))
+@Suite("Reporter and monitor over real HTTP against the fleet-service fixture", .timeLimit(.minutes(10)))
 struct FleetServiceEndToEndTests {
     let server: LoopbackServer
     let fleet: FleetServiceEndpoint

@@ -9,7 +9,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Hostile backends over real HTTP", .timeLimit(.minutes(2)))
+@Suite("Hostile backends over real HTTP", .timeLimit(.minutes(10)))
 struct HostileBackendOverHTTPTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }

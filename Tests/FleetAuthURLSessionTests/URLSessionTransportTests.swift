@@ -11,7 +11,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("URLSession transport against a real loopback HTTP server", .timeLimit(.minutes(2)))
+@Suite("URLSession transport against a real loopback HTTP server", .timeLimit(.minutes(10)))
 struct URLSessionTransportTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }
@@ -101,7 +101,7 @@ struct URLSessionTransportTests {
     }
 }
 
-@Suite("Providers end to end over real HTTP", .timeLimit(.minutes(2)))
+@Suite("Providers end to end over real HTTP", .timeLimit(.minutes(10)))
 struct EndToEndTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }

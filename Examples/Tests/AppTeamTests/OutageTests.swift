@@ -5,7 +5,7 @@ import Testing
 
 /// What an app team writes against the public API alone: metrics by event kind, a token's
 /// state at a moment, and a 5-minute token-backend outage scripted with a fault window.
-@Suite("From outside: metrics, token state and a scripted outage on the public API", .timeLimit(.minutes(2)))
+@Suite("From outside: metrics, token state and a scripted outage on the public API", .timeLimit(.minutes(10)))
 struct OutageTests {
     /// Counts events by kind, as an app's metrics would, and keeps their text, as its log would.
     // Safe to share: every access to `counts` and `lines` holds `lock`.

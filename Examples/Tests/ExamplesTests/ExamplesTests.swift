@@ -8,7 +8,7 @@ import Testing
 @testable import CustomTransport
 @testable import DriverApp
 
-@Suite("Examples keep working", .timeLimit(.minutes(2)))
+@Suite("Examples keep working", .timeLimit(.minutes(10)))
 struct ExamplesTests {
     @Test func driverAppEmbeddedRunIsClean() async throws {
         var options = DriverSimulation.Options()

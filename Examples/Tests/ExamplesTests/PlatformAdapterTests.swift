@@ -14,7 +14,7 @@ final class HastyAdapter: NSObject, PlatformAuthorization {
     }
 }
 
-@Suite("The platform SDK adapter example", .timeLimit(.minutes(2)))
+@Suite("The platform SDK adapter example", .timeLimit(.minutes(10)))
 struct PlatformAdapterTests {
     @Test func everyRequestThroughTheAdapterKeepsThePlatformsContract() async throws {
         let provider = try PlatformAdapterExample.embeddedProvider()

@@ -6,7 +6,7 @@ import Testing
 
 /// The platform's sample provider, ported by renaming plus a lock, compiles in Swift 6 mode
 /// and keeps the contract over real HTTP.
-@Suite("The seed's provider, ported", .timeLimit(.minutes(2)))
+@Suite("The seed's provider, ported", .timeLimit(.minutes(10)))
 struct SeedPortTests {
     @Test func thePortFetchesAndCachesOverHTTP() async throws {
         let server = try LoopbackFixture.shared.get()

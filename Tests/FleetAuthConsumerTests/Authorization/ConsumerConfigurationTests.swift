@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Consumer configuration is refused when the object is made", .timeLimit(.minutes(2)))
+@Suite("Consumer configuration is refused when the object is made", .timeLimit(.minutes(10)))
 struct ConsumerConfigurationTests {
     let transport = InMemoryTransport()
 

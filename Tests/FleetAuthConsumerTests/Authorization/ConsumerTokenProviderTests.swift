@@ -4,7 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite("Consumer token provider", .timeLimit(.minutes(2)))
+@Suite("Consumer token provider", .timeLimit(.minutes(10)))
 struct ConsumerTokenProviderTests {
     let clock = ManualWallClock()
     let transport: InMemoryTransport

@@ -4,7 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite("Trip monitor", .timeLimit(.minutes(2)))
+@Suite("Trip monitor", .timeLimit(.minutes(10)))
 struct TripMonitorTests {
     let clock = ManualWallClock()
     let transport: InMemoryTransport

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// A new user's first mistakes each get the truth and the exact fix, in Swift's words.
-@Suite("First mistakes name their fix", .timeLimit(.minutes(2)))
+@Suite("First mistakes name their fix", .timeLimit(.minutes(10)))
 struct FirstMistakeMessageTests {
     let scope = AuthorizationScope.vehicle("v-42")
     let now = Answers.serverNow

@@ -2,7 +2,7 @@ import FleetAuthCore
 import Foundation
 import Testing
 
-@Suite("HTTP dates", .timeLimit(.minutes(2)))
+@Suite("HTTP dates", .timeLimit(.minutes(10)))
 struct HTTPDateTests {
     @Test(arguments: [
         ("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777.0),

@@ -4,7 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite("Hostile backends, in memory", .timeLimit(.minutes(2)))
+@Suite("Hostile backends, in memory", .timeLimit(.minutes(10)))
 struct HostileBackendTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -41,7 +41,7 @@ struct HostileBackendTests {
     }
 }
 
-@Suite("Hostile backends, documented", .timeLimit(.minutes(2)))
+@Suite("Hostile backends, documented", .timeLimit(.minutes(10)))
 struct HostileBackendDocumentationTests {
     /// The table in the docs lists every hostile answer with its cause and its code.
     @Test func theDocsListEveryAnswer() throws {

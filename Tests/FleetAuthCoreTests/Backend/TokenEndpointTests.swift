@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Token endpoint requests", .timeLimit(.minutes(2)))
+@Suite("Token endpoint requests", .timeLimit(.minutes(10)))
 struct TokenEndpointTests {
     @Test func onlyGetAndPostAreTokenMethods() throws {
         try TokenEndpoint(url: "https://api.example.com/token", method: "post").validate()

@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Backend response parsing and validation", .timeLimit(.minutes(2)))
+@Suite("Backend response parsing and validation", .timeLimit(.minutes(10)))
 struct TokenResponseParserTests {
     let scope = AuthorizationScope.vehicle("v-42")
     let now = Answers.serverNow

@@ -5,7 +5,7 @@ import Testing
 /// The lock under every engine's state, contended by more threads than the machine has
 /// cores, so that holders are preempted while others wait: no update is lost, and every
 /// thread gets through.
-@Suite("Locked state: no lost update under contention", .timeLimit(.minutes(2)))
+@Suite("Locked state: no lost update under contention", .timeLimit(.minutes(10)))
 struct LockedStateTests {
     @Test func threadsContendingForOneLockLoseNoUpdate() {
         let threads = 8

@@ -4,7 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite("Adaptive refresh window: as few fetches as the contract allows, no caller waiting", .timeLimit(.minutes(2)))
+@Suite("Adaptive refresh window: as few fetches as the contract allows, no caller waiting", .timeLimit(.minutes(10)))
 struct AdaptiveRefreshTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 

@@ -7,7 +7,7 @@ import Testing
 /// Simulations of whole outages. They move the manual clock from one deadline to the next,
 /// letting the work each deadline wakes park again before the next (`ManualWallClock.settle()`),
 /// so background retries happen at their own moments, under the thread sanitizer too.
-@Suite("Bad days: riding out token-backend outages", .timeLimit(.minutes(2)))
+@Suite("Bad days: riding out token-backend outages", .timeLimit(.minutes(10)))
 struct OutageTests {
     /// The moment (seconds after the first token) a vehicle looking up every 5 s starts
     /// its first background refresh with the default policy: its second request.

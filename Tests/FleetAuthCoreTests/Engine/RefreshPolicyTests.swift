@@ -2,7 +2,7 @@ import FleetAuthCore
 import Foundation
 import Testing
 
-@Suite("Refresh and retry policies", .timeLimit(.minutes(2)))
+@Suite("Refresh and retry policies", .timeLimit(.minutes(10)))
 struct RefreshPolicyTests {
     let policy = RefreshPolicy()
 

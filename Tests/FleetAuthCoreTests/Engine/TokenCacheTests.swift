@@ -2,7 +2,7 @@ import FleetAuthCore
 import Foundation
 import Testing
 
-@Suite("Token cache: entries and eviction of the scope stored longest ago", .timeLimit(.minutes(2)))
+@Suite("Token cache: entries and eviction of the scope stored longest ago", .timeLimit(.minutes(10)))
 struct TokenCacheTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let uptime = now.timeIntervalSince1970

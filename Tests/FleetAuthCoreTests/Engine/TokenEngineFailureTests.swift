@@ -4,7 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite("Token engine: failures, retries, invalidation, cancellation", .timeLimit(.minutes(2)))
+@Suite("Token engine: failures, retries, invalidation, cancellation", .timeLimit(.minutes(10)))
 struct TokenEngineFailureTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
@@ -269,7 +269,7 @@ struct TokenEngineFailureTests {
     }
 }
 
-@Suite("Token engine: flight slot ownership", .timeLimit(.minutes(2)))
+@Suite("Token engine: flight slot ownership", .timeLimit(.minutes(10)))
 struct FlightSlotTests {
     @Test func aDiscardedFlightNeverClearsItsSuccessorsSlot() async throws {
         let h = try EngineHarness(latency: 1)
@@ -288,7 +288,7 @@ struct FlightSlotTests {
     }
 }
 
-@Suite("Token engine: every failure is observable", .timeLimit(.minutes(2)))
+@Suite("Token engine: every failure is observable", .timeLimit(.minutes(10)))
 struct FailureReplayEventTests {
     @Test func aFailureReplayedDuringTheCooldownEmitsAnEvent() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 5))

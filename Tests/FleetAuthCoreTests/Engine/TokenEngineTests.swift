@@ -4,7 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite("Token engine: cache, freshness and single flight", .timeLimit(.minutes(2)))
+@Suite("Token engine: cache, freshness and single flight", .timeLimit(.minutes(10)))
 struct TokenEngineTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
@@ -173,7 +173,7 @@ struct TokenEngineTests {
     }
 }
 
-@Suite("Token engine: statistics and idleness", .timeLimit(.minutes(2)))
+@Suite("Token engine: statistics and idleness", .timeLimit(.minutes(10)))
 struct TokenEngineStatisticsTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
@@ -219,7 +219,7 @@ struct TokenEngineStatisticsTests {
     }
 }
 
-@Suite("Token engine: capacity", .timeLimit(.minutes(2)))
+@Suite("Token engine: capacity", .timeLimit(.minutes(10)))
 struct TokenEngineCapacityTests {
     @Test func theCacheKeepsItsCapacityThroughManyScopesAndASignOut() async throws {
         let h = try EngineHarness(cacheCapacity: 256)
@@ -236,7 +236,7 @@ struct TokenEngineCapacityTests {
     }
 }
 
-@Suite("Token engine: the synchronous lookup", .timeLimit(.minutes(2)))
+@Suite("Token engine: the synchronous lookup", .timeLimit(.minutes(10)))
 struct TokenEngineSynchronousLookupTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
@@ -255,7 +255,7 @@ struct TokenEngineSynchronousLookupTests {
     }
 }
 
-@Suite("Token engine: per-scope state is bounded by the cache", .timeLimit(.minutes(2)))
+@Suite("Token engine: per-scope state is bounded by the cache", .timeLimit(.minutes(10)))
 struct TokenEnginePerScopeBoundTests {
     @Test func failuresAndRejectionsOfManyScopesStayWithinTwiceTheCapacity() async throws {
         let h = try EngineHarness(cacheCapacity: 8)

@@ -15,7 +15,7 @@ extension TokenFetcher {
     }
 }
 
-@Suite("Token fetcher: attempts, timeouts, retries", .timeLimit(.minutes(2)))
+@Suite("Token fetcher: attempts, timeouts, retries", .timeLimit(.minutes(10)))
 struct TokenFetcherTests {
     let clock = ManualWallClock()
     let transport: InMemoryTransport
@@ -104,7 +104,7 @@ struct TokenFetcherTests {
     }
 }
 
-@Suite("Manual clock: deadlines resolve in order", .timeLimit(.minutes(2)))
+@Suite("Manual clock: deadlines resolve in order", .timeLimit(.minutes(10)))
 struct DeadlineOrderTests {
     /// A thousand fetches whose answer takes `latency` against a 15 s timeout, each with
     /// the clock moved past both at once; what they ended with, counted.

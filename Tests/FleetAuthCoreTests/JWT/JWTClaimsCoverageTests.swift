@@ -2,7 +2,7 @@ import FleetAuthCore
 import Foundation
 import Testing
 
-@Suite("Claims: what a token covers, and for which fleet flavor", .timeLimit(.minutes(2)))
+@Suite("Claims: what a token covers, and for which fleet flavor", .timeLimit(.minutes(10)))
 struct JWTClaimsCoverageTests {
     @Test func anEmptyTaskListCoversNoTask() {
         let claims = JWTClaims(authorization: ["deliveryvehicleid": ["dv-1"], "taskids": []])

@@ -8,7 +8,7 @@ import Testing
 /// sign-outs, through the public API on a manual clock. After every step, once the clock has
 /// settled: each context's state says what a lookup does (a token handed out exactly when the
 /// state holds one it hands out), and every request sent has exactly one outcome event.
-@Suite("Token states agree with lookups, whatever happens", .timeLimit(.minutes(2)))
+@Suite("Token states agree with lookups, whatever happens", .timeLimit(.minutes(10)))
 struct StateAgreementPropertyTests {
     /// What the backend does to the next requests.
     enum Backend: CaseIterable {

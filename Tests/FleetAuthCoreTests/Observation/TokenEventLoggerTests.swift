@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Token event logger: levels, lines and redaction", .timeLimit(.minutes(2)))
+@Suite("Token event logger: levels, lines and redaction", .timeLimit(.minutes(10)))
 struct TokenEventLoggerTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
@@ -152,7 +152,7 @@ struct EventOutcomeTests {
 
 /// A sign-out while the app's headers closure runs ends the fetch as a sign-out, not as a
 /// missing credential.
-@Suite("Sign-out during the headers closure", .timeLimit(.minutes(2)))
+@Suite("Sign-out during the headers closure", .timeLimit(.minutes(10)))
 struct SignOutDuringHeadersTests {
     @Test func theFetchEndsAsSignedOutNotCredentialsUnavailable() async throws {
         let clock = ManualWallClock()

@@ -68,7 +68,7 @@ final class StateWatcher: Sendable {
     }
 }
 
-@Suite("Token state as it changes", .timeLimit(.minutes(2)))
+@Suite("Token state as it changes", .timeLimit(.minutes(10)))
 struct TokenStateTests {
     let truck = TruckContext(vehicleID: "v-42")
 
@@ -186,7 +186,7 @@ struct TokenStateTests {
     }
 }
 
-@Suite("Prefetch", .timeLimit(.minutes(2)))
+@Suite("Prefetch", .timeLimit(.minutes(10)))
 struct PrefetchTests {
     let contexts = ["v-1", "v-2", "v-3"].map(TruckContext.init)
 
@@ -232,7 +232,7 @@ struct PrefetchTests {
 
 /// A refresh refused (403) while the held token is still handed out: the state says so, and
 /// agrees with what a lookup does on both sides of the moment the token stops being handed out.
-@Suite("A refused refresh while the token lives", .timeLimit(.minutes(2)))
+@Suite("A refused refresh while the token lives", .timeLimit(.minutes(10)))
 struct RefusedRefreshStateTests {
     @Test func theStateIsDegradedWhileLookupsHandTheTokenOutThenFailed() async throws {
         let h = try EngineHarness(refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
@@ -258,7 +258,7 @@ struct RefusedRefreshStateTests {
 }
 
 /// States compare by what they say, as a SwiftUI view that shows one needs.
-@Suite("Token states compare", .timeLimit(.minutes(2)))
+@Suite("Token states compare", .timeLimit(.minutes(10)))
 struct TokenStateEqualityTests {
     @Test func statesSayingTheSameAreEqualAndAnyDifferenceIsNot() async throws {
         let h = try ProviderHarness()

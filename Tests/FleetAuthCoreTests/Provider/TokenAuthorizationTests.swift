@@ -20,7 +20,7 @@ final class CompletionOnlyAuthorization: TokenAuthorization {
     }
 }
 
-@Suite("One provider protocol: what a completion-only provider gets", .timeLimit(.minutes(2)))
+@Suite("One provider protocol: what a completion-only provider gets", .timeLimit(.minutes(10)))
 struct TokenAuthorizationTests {
     let context = DepotContext(depotID: "d-1")
 

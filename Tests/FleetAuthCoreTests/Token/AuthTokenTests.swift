@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Redaction of token values", .timeLimit(.minutes(2)))
+@Suite("Redaction of token values", .timeLimit(.minutes(10)))
 struct AuthTokenTests {
     let secret = InMemoryTokenBackend.jwt(payload: ["exp": 1_800_003_600, "authorization": ["vehicleid": "v-1"]])
 
@@ -128,7 +128,7 @@ struct AuthTokenTests {
     }
 }
 
-@Suite("The fleet service's ID rules and task claims", .timeLimit(.minutes(2)))
+@Suite("The fleet service's ID rules and task claims", .timeLimit(.minutes(10)))
 struct IDRulesTests {
     @Test(arguments: [
         ("v/1", "`/`"), ("v:1", "`:`"), ("v?1", "`?`"), ("v,1", "`,`"), ("v#1", "`#`"),

@@ -1,7 +1,7 @@
 import FleetAuthDriver
 import Testing
 
-@Suite("Driver authorization context", .timeLimit(.minutes(2)))
+@Suite("Driver authorization context", .timeLimit(.minutes(10)))
 struct DriverAuthorizationContextTests {
     @Test func aContextIsTheVehicleScopeOfItsIDs() {
         let context = DriverAuthorizationContext(vehicleID: "v-42", taskID: "t-1")

@@ -59,7 +59,7 @@ final class CompletionLog: Sendable {
     }
 }
 
-@Suite("Driver token provider", .timeLimit(.minutes(2)))
+@Suite("Driver token provider", .timeLimit(.minutes(10)))
 struct DriverTokenProviderTests {
     let context = DriverAuthorizationContext(vehicleID: "v-42")
 
@@ -162,7 +162,7 @@ struct DriverTokenProviderTests {
     }
 }
 
-@Suite("Porting a seed-style provider", .timeLimit(.minutes(2)))
+@Suite("Porting a seed-style provider", .timeLimit(.minutes(10)))
 struct SeedPortTests {
     /// A provider written the seed's way: only the completion method, renamed types.
     final class SampleStyleProvider: DriverAuthorization {

@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Clock skew: the SDK keeps the token, warns, and names the clock when it is refused", .timeLimit(.minutes(2)))
+@Suite("Clock skew: the SDK keeps the token, warns, and names the clock when it is refused", .timeLimit(.minutes(10)))
 struct ClockSkewTests {
     /// A device on `clock`, a token backend whose clock runs `skew` seconds ahead (its
     /// `Date` header and `iat` agree with each other), and a fleet service on true time.

@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Bad configuration is refused when the object is made", .timeLimit(.minutes(2)))
+@Suite("Bad configuration is refused when the object is made", .timeLimit(.minutes(10)))
 struct ConfigurationAtInitTests {
     let transport = InMemoryTransport()
 

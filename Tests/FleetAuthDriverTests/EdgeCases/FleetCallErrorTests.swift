@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("Fleet calls: errors that name the cause, and providers that misbehave", .timeLimit(.minutes(2)))
+@Suite("Fleet calls: errors that name the cause, and providers that misbehave", .timeLimit(.minutes(10)))
 struct FleetCallErrorTests {
     /// A token whose three parts are long enough to be recognised when quoted.
     static let token =

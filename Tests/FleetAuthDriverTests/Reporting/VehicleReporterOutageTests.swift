@@ -4,7 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 import Testing
 
-@Suite("Vehicle reporter through token-backend outages", .timeLimit(.minutes(2)))
+@Suite("Vehicle reporter through token-backend outages", .timeLimit(.minutes(10)))
 struct VehicleReporterOutageTests {
     /// Reports every 5 s from the refresh window on, with the token endpoint answering 503
     /// from `outageStart` (seconds after the first token) for `duration` seconds.

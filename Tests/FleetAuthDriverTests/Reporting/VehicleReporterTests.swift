@@ -42,7 +42,7 @@ struct ReporterFixture {
     }
 }
 
-@Suite("Vehicle reporter", .timeLimit(.minutes(2)))
+@Suite("Vehicle reporter", .timeLimit(.minutes(10)))
 struct VehicleReporterTests {
     @Test func updateCarriesAValidTokenForItsOwnVehicle() async throws {
         let f = try ReporterFixture()
@@ -277,7 +277,7 @@ struct VehicleReporterTests {
     }
 }
 
-@Suite("Vehicle reporter: honest rejection errors", .timeLimit(.minutes(2)))
+@Suite("Vehicle reporter: honest rejection errors", .timeLimit(.minutes(10)))
 struct HonestRejectionTests {
     @Test func aReissuedTokenCarriesTheFleetServicesOwnReason() async throws {
         // A backend that mints for the wrong audience and signs deterministically: asked
@@ -322,7 +322,7 @@ struct HonestRejectionTests {
     }
 }
 
-@Suite("Vehicle reporter: delivery fleets", .timeLimit(.minutes(2)))
+@Suite("Vehicle reporter: delivery fleets", .timeLimit(.minutes(10)))
 struct DeliveryReporterTests {
     /// A reporter for `fleet`, with tokens minted for `tokenFleet`.
     func report(fleet: FleetFlavor, tokenFleet: FleetFlavor, providerFleet: FleetFlavor? = nil) async throws

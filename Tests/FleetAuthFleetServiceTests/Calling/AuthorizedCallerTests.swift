@@ -41,7 +41,7 @@ struct CallerFixture {
     }
 }
 
-@Suite("Authorized calls for an app's own requests", .timeLimit(.minutes(2)))
+@Suite("Authorized calls for an app's own requests", .timeLimit(.minutes(10)))
 struct AuthorizedCallerTests {
     @Test func aCustomCallWithARevokedTokenIsRefetchedOnceAndResentOnce() async throws {
         let f = try CallerFixture()

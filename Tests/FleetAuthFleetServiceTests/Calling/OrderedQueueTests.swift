@@ -4,7 +4,7 @@ import Testing
 
 struct LeftTheQueue: Error {}
 
-@Suite("Ordered queue", .timeLimit(.minutes(2)))
+@Suite("Ordered queue", .timeLimit(.minutes(10)))
 struct OrderedQueueTests {
     @Test func operationsRunOneAtATimeInSubmissionOrder() async throws {
         let queue = OrderedQueue()

@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("In-memory token backend", .timeLimit(.minutes(2)))
+@Suite("In-memory token backend", .timeLimit(.minutes(10)))
 struct InMemoryTokenBackendTests {
     @Test func mintsJWTShapedTokensWithFleetClaims() async throws {
         let clock = ManualWallClock()
@@ -53,7 +53,7 @@ struct InMemoryTokenBackendTests {
     }
 }
 
-@Suite("In-memory token backend: edited claims", .timeLimit(.minutes(2)))
+@Suite("In-memory token backend: edited claims", .timeLimit(.minutes(10)))
 struct InMemoryTokenBackendEditTests {
     @Test func payloadEditsReachTheToken() async throws {
         let backend = InMemoryTokenBackend(

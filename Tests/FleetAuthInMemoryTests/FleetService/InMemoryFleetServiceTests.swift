@@ -4,7 +4,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("In-memory fleet service checks tokens like the real one", .timeLimit(.minutes(2)))
+@Suite("In-memory fleet service checks tokens like the real one", .timeLimit(.minutes(10)))
 struct InMemoryFleetServiceTests {
     let clock = ManualWallClock()
     var now: Double { clock.now().timeIntervalSince1970 }
@@ -74,7 +74,7 @@ struct InMemoryFleetServiceTests {
     }
 }
 
-@Suite("In-memory fleet service: delivery paths and ID rules", .timeLimit(.minutes(2)))
+@Suite("In-memory fleet service: delivery paths and ID rules", .timeLimit(.minutes(10)))
 struct InMemoryFleetServiceDeliveryTests {
     let clock = ManualWallClock()
 

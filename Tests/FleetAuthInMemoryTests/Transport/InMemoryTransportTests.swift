@@ -3,7 +3,7 @@ import FleetAuthInMemory
 import Foundation
 import Testing
 
-@Suite("In-memory transport", .timeLimit(.minutes(2)))
+@Suite("In-memory transport", .timeLimit(.minutes(10)))
 struct InMemoryTransportTests {
     let url = URL(string: "https://backend.example.com/hello?x=1")!
 
@@ -83,7 +83,7 @@ struct InMemoryTransportTests {
 
 /// A backend mounted at the production endpoint's path template serves the URLs the SDK
 /// builds from it, reading the ID from the path.
-@Suite("Mounting at a path template", .timeLimit(.minutes(2)))
+@Suite("Mounting at a path template", .timeLimit(.minutes(10)))
 struct InMemoryTransportTemplateTests {
     @Test(arguments: [
         ("/token/driver/{vehicleId}", AuthorizationScope.vehicle("v 42/x"), "vehicleid"),

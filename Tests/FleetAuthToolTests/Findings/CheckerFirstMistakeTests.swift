@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The checker answers a new user's first mistakes with the flag value that fixes them.
-@Suite("check-endpoint names the flag that fixes a first mistake", .timeLimit(.minutes(2)))
+@Suite("check-endpoint names the flag that fixes a first mistake", .timeLimit(.minutes(10)))
 struct CheckerFirstMistakeTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }
