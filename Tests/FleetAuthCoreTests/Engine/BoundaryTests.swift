@@ -1,0 +1,167 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import FleetAuthTestSupport
+import Foundation
+import Testing
+
+/// The engine's margins at their exact edge: each test holds both sides of one boundary, on
+/// a manual clock that moves only when told to.
+@Suite("Token engine: each margin to the second", .timeLimit(.minutes(2)))
+struct EngineBoundaryTests {
+    let v42 = AuthorizationScope.vehicle("v-42")
+
+    /// One attempt per fetch, a backoff that ends past the outage floor (so no background
+    /// retry outlives the test's step) and no cooldown.
+    static let oneAttempt = RetryPolicy(maximumAttempts: 1, initialBackoff: 2, jitter: 0, failureCooldown: 0)
+
+    /// An engine with the full refresh window and no spread, its first token fetched, and a
+    /// backend that answers 503 from now on.
+    func engineInAnOutage() async throws -> (EngineHarness, AuthToken) {
+        let h = try EngineHarness(
+            refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false), retry: Self.oneAttempt)
+        let token = try await h.engine.token(for: v42)
+        h.transport.setFaultInjector { _, _ in .status(503) }
+        return (h, token)
+    }
+
+    /// Moves the clock to where `token` has `left` seconds of life.
+    func advance(_ h: EngineHarness, until token: AuthToken, has left: TimeInterval) {
+        h.clock.advance(by: token.expiresAt.timeIntervalSince(h.clock.now()) - left)
+    }
+
+    /// A caller that waits for a fetch the backend fails (503) gets the cached token degraded
+    /// while the token is above its outage floor (60 s of an hour-long token's life): with
+    /// 61 s left it does; at exactly 60 s it gets the backend's error.
+    @Test(arguments: [(61.0, true), (60.0, false)])
+    func aWaitingCallerIsServedDegradedOnlyAboveTheFloor(left: TimeInterval, served: Bool) async throws {
+        let (h, token) = try await engineInAnOutage()
+        advance(h, until: token, has: left)
+        let result = await h.startFetches(1, for: v42)[0].result
+        if served {
+            #expect(try result.get() == token)
+        } else {
+            #expect(throws: FleetAuthError.self) { try result.get() }
+            #expect(h.engine.statistics.degradedServes == 0)
+        }
+        #expect(h.transport.requestCount == 2)
+    }
+
+    /// During an outage a lookup hands the cached token out degraded down to its outage floor
+    /// and not at it: with 61 s left `cachedUsableToken` returns it, at exactly 60 s nothing.
+    @Test func aLookupServesDegradedUntilTheFloorAndNotAtIt() async throws {
+        let (h, token) = try await engineInAnOutage()
+        advance(h, until: token, has: 61)
+        // The refresh fails: the waiting caller gets the token degraded, and the outage is noted.
+        #expect(try await h.startFetches(1, for: v42)[0].value == token)
+        #expect(h.engine.cachedUsableToken(for: v42) == token)
+        await h.clock.settle()  // the refresh that lookup started has failed too
+        h.clock.advance(by: 1)
+        #expect(h.engine.cachedUsableToken(for: v42) == nil)
+    }
+
+    /// Callers wait at most the retry deadline: a retry that would start exactly at the
+    /// deadline (0.5 s + 1 s of backoff against a 1.5 s deadline) is not made, and the caller
+    /// gets the last attempt's error (503) after two requests.
+    @Test func noRetryStartsExactlyAtTheDeadline() async throws {
+        let h = try EngineHarness(
+            retry: RetryPolicy(maximumAttempts: 10, initialBackoff: 0.5, multiplier: 2, jitter: 0, deadline: 1.5))
+        h.transport.setFaultInjector { _, _ in .status(503) }
+        let result = await h.clock.runToCompletion { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        #expect(throws: FleetAuthError.self) { try result.get() }
+        if case .failure(let error as FleetAuthError) = result {
+            #expect(error.reason == .unexpectedStatus && error.status == 503, "\(error)")
+        }
+        #expect(h.transport.requestCount == 2)
+        let retries = h.events.all.compactMap { event -> TimeInterval?? in
+            if case .fetchFailed(_, _, _, let retryIn) = event.detail { return retryIn }
+            return nil
+        }
+        #expect(retries == [0.5, nil])
+    }
+
+    /// After a failed refresh the scope cools down for `failureCooldown` (5 s): a stale
+    /// lookup 1 s before the cooldown ends starts no refresh; one exactly at its end does.
+    @Test func aStaleLookupRefreshesAgainExactlyWhenTheCooldownEnds() async throws {
+        let h = try EngineHarness(
+            refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false),
+            retry: RetryPolicy(maximumAttempts: 1, jitter: 0, failureCooldown: 5))
+        let token = try await h.engine.token(for: v42)
+        h.transport.setFaultInjector { _, _ in .status(403) }
+        advance(h, until: token, has: 500)  // stale: inside the 600 s refresh window
+        #expect(h.engine.cachedUsableToken(for: v42) == token)
+        await h.clock.settle()  // the refresh that lookup started is refused
+        #expect(h.transport.requestCount == 2)
+        h.clock.advance(by: 4)
+        #expect(h.engine.cachedUsableToken(for: v42) == token)
+        await h.clock.settle()
+        #expect(h.transport.requestCount == 2)
+        h.clock.advance(by: 1)
+        #expect(h.engine.cachedUsableToken(for: v42) == token)
+        await h.clock.settle()
+        #expect(h.transport.requestCount == 3)
+    }
+
+    /// The backend's clock may be off the device's by the expiry tolerance (60 s) without a
+    /// warning: a `Date` header 60 s ahead raises no `clockDisagreement`, 61 s ahead does.
+    @Test(arguments: [(60.0, false), (61.0, true)])
+    func aClockDisagreementIsReportedOnlyPastTheTolerance(ahead: TimeInterval, reported: Bool) async throws {
+        let h = try EngineHarness(backend: .init(clockOffset: ahead))
+        let token = try await h.engine.token(for: v42)
+        #expect(try #require(token.expiresAtUptime) - h.clock.uptime() == 3600)
+        #expect(h.events.count { $0.kind == .clockDisagreement } == (reported ? 1 : 0))
+    }
+}
+
+/// The fetcher's own bounds at their exact edge, without an engine: what the endpoint checker
+/// (`exchange`) and every attempt (`fetch`) do when the retry deadline is reached exactly.
+@Suite("Token fetcher: the retry deadline to the second", .timeLimit(.minutes(2)))
+struct FetcherBoundaryTests {
+    let clock = ManualWallClock()
+    let transport: InMemoryTransport
+    let events = EventRecorder()
+
+    init() {
+        transport = InMemoryTransport(clock: clock)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+    }
+
+    func fetcher(retry: RetryPolicy) -> TokenFetcher {
+        let events = self.events
+        return TokenFetcher(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
+            refresh: RefreshPolicy(), retry: retry, emit: { events.record(TokenEvent($0)) }, randomUnit: { 0.5 })
+    }
+
+    /// The checker's exchange retries only while the retry would start before the deadline:
+    /// 0.5 s + 1 s of backoff against a 1.5 s deadline makes two requests, and the answer is
+    /// the backend's last 503, not a timeout.
+    @Test func theCheckersExchangeMakesNoRetryExactlyAtTheDeadline() async throws {
+        transport.setFaultInjector { _, _ in .status(503) }
+        let fetcher = fetcher(
+            retry: RetryPolicy(maximumAttempts: 10, initialBackoff: 0.5, multiplier: 2, jitter: 0, deadline: 1.5))
+        let outcome = try await clock.runToCompletion { await fetcher.exchange(.vehicle("v-42")) }.get()
+        guard case .failure(let error) = outcome else {
+            Issue.record("a backend answering 503 gave \(outcome)")
+            return
+        }
+        #expect(error.reason == .unexpectedStatus && error.status == 503, "\(error)")
+        #expect(transport.requestCount == 2)
+    }
+
+    /// An attempt that starts with nothing left of its deadline sends no request: it fails
+    /// as `timedOut` with no `fetchStarted`.
+    @Test func anAttemptWithNothingLeftOfItsDeadlineSendsNothing() async throws {
+        let fetcher = fetcher(retry: .none)
+        let deadline = clock.uptime()
+        let result = try await clock.runToCompletion {
+            await fetcher.fetch(.vehicle("v-42"), deadline: { deadline }) { _, _, _ in false }
+        }.get()
+        guard case .failure(let error) = result else {
+            Issue.record("an attempt past its deadline returned \(result)")
+            return
+        }
+        #expect(error.reason == .timedOut)
+        #expect(transport.requestCount == 0)
+        #expect(events.count { $0.kind == .fetchStarted } == 0)
+    }
+}
