@@ -137,14 +137,29 @@ struct EndpointCheckerTests {
 
     @Test func aStatusTheSDKRetriesIsReportedAsWhatHappened() async {
         // 503 once, then a token: the SDK retries and succeeds, so the checker passes with a warning.
+        // A long --timeout: under load the first answer may take seconds, and the retry must fit.
         let run = await CommandRun.run([
             "check-endpoint", "--url", server.url("/token/token-only?fail=1&key=retry-\(UUID().uuidString)"),
-            "--vehicle-id", "v-1",
+            "--vehicle-id", "v-1", "--timeout", "120",
         ])
         #expect(run.status == 0, "\(run.output)")
         #expect(
             run.line("retries")?.contains("HTTP 503, then HTTP 200 on attempt 2: the SDK retries this") == true,
             "\(run.output)")
+    }
+
+    @Test func aRetryTheTimeoutLeavesNoRoomForIsNamedWithTheFlagToRaise() async {
+        // 503 asking for a retry in an hour: within a 60-s --timeout the SDK cannot retry it.
+        let run = await CommandRun.run([
+            "check-endpoint", "--url",
+            server.url("/token/token-only?fail=1&retryAfter=3600&key=late-\(UUID().uuidString)"),
+            "--vehicle-id", "v-1", "--timeout", "60",
+        ])
+        #expect(run.status == 1, "\(run.output)")
+        #expect(
+            run.line("status")?.contains("HTTP 503, and no time left within 60 s for another attempt") == true,
+            "\(run.output)")
+        #expect(run.output.contains("or raise --timeout"), "\(run.output)")
     }
 
     @Test func theResultLineCountsInGoodGrammar() async {

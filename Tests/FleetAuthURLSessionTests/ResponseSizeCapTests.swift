@@ -11,7 +11,7 @@ import Testing
 /// The transport's response-size cap at its exact edge, on both of its paths: the session the
 /// transport makes (bodies stream through its delegate) and a session of the app's own (the
 /// body is checked once it has arrived).
-@Suite("URLSession transport: the response-size cap to the byte", .timeLimit(.minutes(2)))
+@Suite("URLSession transport: the response-size cap to the byte", .timeLimit(.minutes(10)))
 struct ResponseSizeCapTests {
     let server: LoopbackServer
     init() throws { server = try LoopbackServer.running() }

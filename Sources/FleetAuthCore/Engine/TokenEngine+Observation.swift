@@ -1,25 +1,27 @@
+import Foundation
+
 extension TokenEngine {
     /// A stream of `scope`'s token states (`nil`: every scope's), starting with how each
     /// stands now; see ``TokenProvider/tokenStates(for:)``.
     package func tokenStates(of scope: AuthorizationScope?) -> AsyncStream<TokenState> {
         let (stream, id) = states.subscribe(to: scope)
         let now = clock.uptime()
-        publication.withLock { _ in
-            // Changes noted before are everyone's news; the states that hold now are the new
-            // stream's start.
-            let (earlier, current) = state.withLock { state in
-                let earlier = state.changes
-                state.changes.removeAll()
-                state.watched = true
-                for scope in scope.map({ [$0] }) ?? Array(state.knownScopes) {
-                    state.noteChange(of: scope, at: now)
-                }
-                defer { state.changes.removeAll() }
-                return (earlier, state.changes)
+        publication.lock()
+        defer { publication.unlock() }
+        // Changes noted before are everyone's news; the states that hold now are the new
+        // stream's start.
+        let (earlier, current) = state.withLock { state in
+            let earlier = state.changes
+            state.changes.removeAll()
+            state.watched = true
+            for scope in scope.map({ [$0] }) ?? Array(state.knownScopes) {
+                state.noteChange(of: scope, at: now)
             }
-            for change in earlier { states.publish(change.state, sequence: change.sequence) }
-            for change in current { states.publish(change.state, sequence: change.sequence, to: id) }
+            defer { state.changes.removeAll() }
+            return (earlier, state.changes)
         }
+        for change in earlier { states.publish(change.state, sequence: change.sequence) }
+        for change in current { states.publish(change.state, sequence: change.sequence, to: id) }
         return stream
     }
 

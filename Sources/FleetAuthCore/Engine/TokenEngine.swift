@@ -21,7 +21,8 @@ package final class TokenEngine: Sendable {
     let states = TokenStateBroadcaster()
     /// Held while publishing token states, so that changes noted under ``state`` by
     /// different threads reach the streams in the order they were noted, none dropped.
-    let publication = LockedState(())
+    /// A bare lock: it guards no value, only the order of publishing.
+    let publication = NSLock()
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     package init(configuration: TokenProviderConfiguration) throws(FleetAuthError) {
@@ -106,24 +107,26 @@ package final class TokenEngine: Sendable {
     /// changed, in the order they changed, once the lock is released.
     func withState<Result>(_ body: (inout TokenEngineState) -> Result) -> Result {
         let watched = states.isWatched
-        let result = state.withLock { state in
+        let (result, noted) = state.withLock { state in
             state.watched = watched
-            return body(&state)
+            let result = body(&state)
+            return (result, !state.changes.isEmpty)
         }
-        publishChanges()
+        // Changes left by other threads are theirs to publish.
+        if noted { publishChanges() }
         return result
     }
 
     /// Publishes every token state noted so far and not yet published, in the order noted:
     /// a thread that finds its changes already taken leaves them to the one publishing.
     func publishChanges() {
-        publication.withLock { _ in
-            let changes = state.withLock { state in
-                defer { state.changes.removeAll() }
-                return state.changes
-            }
-            for change in changes { states.publish(change.state, sequence: change.sequence) }
+        publication.lock()
+        defer { publication.unlock() }
+        let changes = state.withLock { state in
+            defer { state.changes.removeAll() }
+            return state.changes
         }
+        for change in changes { states.publish(change.state, sequence: change.sequence) }
     }
 
     func emit(_ detail: @autoclosure () -> TokenEvent.Detail) {

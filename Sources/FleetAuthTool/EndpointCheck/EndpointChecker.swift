@@ -147,7 +147,10 @@ package struct EndpointChecker: Sendable {
             }
             return response
         case .failure(let error):
-            findings.append(Self.finding(for: error, attempts: tried, timeout: options.timeout))
+            findings.append(
+                Self.finding(
+                    for: error, attempts: tried, timeout: options.timeout,
+                    stoppedByTimeout: tried.count < retry.maximumAttempts && attempts.last?.retryIn == nil))
             return nil
         }
     }
@@ -160,8 +163,12 @@ package struct EndpointChecker: Sendable {
     }
 
     /// The finding for an exchange that ended without an answer to judge.
-    private static func finding(for error: FleetAuthError, attempts: [String], timeout: TimeInterval) -> Finding {
+    /// `stoppedByTimeout`: the SDK would have retried, but `--timeout` left no time to.
+    private static func finding(
+        for error: FleetAuthError, attempts: [String], timeout: TimeInterval, stoppedByTimeout: Bool
+    ) -> Finding {
         let every = attempts.count > 1 ? " on each of \(attempts.count) attempts" : ""
+        let seconds = String(format: "%.0f", timeout)
         switch error.reason {
         case .responseTooLarge:
             return Finding(
@@ -171,9 +178,16 @@ package struct EndpointChecker: Sendable {
             return Finding(
                 "request", .failure, "no answer within \(String(format: "%.1f", timeout)) s\(every)",
                 fix: "the SDK gives up after its timeout too: make the endpoint answer faster, or raise --timeout")
+        case .unexpectedStatus where error.isTransient && stoppedByTimeout:
+            return Finding(
+                "status", .failure,
+                "HTTP \(error.status ?? 0)\(every), and no time left within \(seconds) s for another attempt",
+                fix:
+                    "the SDK retries this status while time is left: make the endpoint answer 200 at once, or raise --timeout to see whether a retry succeeds (\(error.message))"
+            )
         case .unexpectedStatus:
             return Finding(
-                "status", .failure, "HTTP \(error.status ?? 0)\(every) within \(String(format: "%.0f", timeout)) s",
+                "status", .failure, "HTTP \(error.status ?? 0)\(every) within \(seconds) s",
                 fix:
                     "the SDK retries this status and then fails: the endpoint must answer 200 with a token (\(error.message))"
             )

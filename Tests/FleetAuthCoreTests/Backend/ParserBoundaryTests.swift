@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The parser's limits at their exact edge: each test holds both sides of one boundary.
-@Suite("Backend response parsing: each limit to the byte and the second", .timeLimit(.minutes(2)))
+@Suite("Backend response parsing: each limit to the byte and the second", .timeLimit(.minutes(10)))
 struct ParserBoundaryTests {
     let scope = AuthorizationScope.vehicle("v-42")
     let now = Answers.serverNow

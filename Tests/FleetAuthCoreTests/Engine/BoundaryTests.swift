@@ -6,7 +6,7 @@ import Testing
 
 /// The engine's margins at their exact edge: each test holds both sides of one boundary, on
 /// a manual clock that moves only when told to.
-@Suite("Token engine: each margin to the second", .timeLimit(.minutes(2)))
+@Suite("Token engine: each margin to the second", .timeLimit(.minutes(10)))
 struct EngineBoundaryTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
@@ -114,7 +114,7 @@ struct EngineBoundaryTests {
 
 /// The fetcher's own bounds at their exact edge, without an engine: what the endpoint checker
 /// (`exchange`) and every attempt (`fetch`) do when the retry deadline is reached exactly.
-@Suite("Token fetcher: the retry deadline to the second", .timeLimit(.minutes(2)))
+@Suite("Token fetcher: the retry deadline to the second", .timeLimit(.minutes(10)))
 struct FetcherBoundaryTests {
     let clock = ManualWallClock()
     let transport: InMemoryTransport

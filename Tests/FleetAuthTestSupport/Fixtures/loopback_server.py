@@ -299,7 +299,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def token(self, shape, query, body):
         """/token/{shape}?vehicleId=…|tripId=… ; options: lifetime, fail (first N answers 503
-        per key), key (counter key), status, wrongId, wildcard, expiryScale, iatOffset (seconds
+        per key), retryAfter (their Retry-After, 0 unless set), key (counter key), status, wrongId, wildcard, expiryScale, iatOffset (seconds
         added to the minting clock), contentType, pad (bytes of padding), and mint's flags."""
         if body:
             try:
@@ -309,7 +309,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         key = query.get("key", shape)
         seen = count(key)
         if seen <= int(query.get("fail", "0")):
-            return self.reply(503, b'{"error":"try later"}', headers={"Retry-After": "0"})
+            return self.reply(503, b'{"error":"try later"}', headers={"Retry-After": query.get("retryAfter", "0")})
         if "status" in query:
             return self.reply(int(query["status"]), b'{"error":"refused"}')
         if shape not in SHAPES:
