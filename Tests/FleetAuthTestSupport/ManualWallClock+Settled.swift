@@ -22,3 +22,13 @@ extension ManualWallClock {
         return value
     }
 }
+
+extension ManualWallClock {
+    /// Runs `operation` on the clock without moving it (only deadlines already due are met)
+    /// and returns its result: for a step a test expects to finish at once. If the step waits
+    /// for time to pass, it is cancelled and this throws ``ManualWallClock/Stalled``, failing
+    /// the test at once where a plain `await` would hang it until its time limit.
+    package func atOnce<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await runToCompletion(horizon: 0, operation).get()
+    }
+}

@@ -211,17 +211,18 @@ struct EndToEndTests {
 
     @Test func hangingBackendTimesOutOnTheInjectedClock() async throws {
         let clock = ManualWallClock(now: Date())
+        let requests = Counter()
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: server.url("/conformance/hang"), timeout: 5), transport: URLSessionTransport(),
-            clock: clock, retry: .none)
-        let fetch = Task { try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1")) }
-        await clock.waitForSleepers(count: 1)
-        clock.advance(by: 5)
-        do {
-            _ = try await fetch.value
-            Issue.record("expected timedOut")
-        } catch let error as FleetAuthError {
-            #expect(error.reason == .timedOut)
+            clock: clock, retry: .none, observer: { if $0.kind == .fetchStarted { requests.increment() } })
+        // The clock moves to the attempt's 5-s timeout once the request waits for the server.
+        let start = clock.uptime()
+        let result = await clock.runToCompletion {
+            try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1"))
         }
+        #expect(throws: FleetAuthError.self) { try result.get() }
+        if case .failure(let error as FleetAuthError) = result { #expect(error.reason == .timedOut, "\(error)") }
+        #expect(clock.uptime() - start == 5)
+        #expect(requests.value == 1)  // `.none`: one attempt, no retry
     }
 }

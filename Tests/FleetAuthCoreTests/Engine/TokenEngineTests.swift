@@ -109,10 +109,10 @@ struct TokenEngineTests {
         h.clock.advance(by: 0.2)
         let first = try await initial.value
         h.clock.advance(by: 3000)  // 600 s left: inside the refresh window
-        let stale = try await h.engine.token(for: v42)
-        let staleAgain = try await h.engine.token(for: v42)
+        let stale = try await h.clock.atOnce { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        let staleAgain = try await h.clock.atOnce { [engine = h.engine, v42] in try await engine.token(for: v42) }
         #expect(stale == first && staleAgain == first)
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        await h.clock.settle()
         #expect(h.transport.requestCount == 2)  // one refresh, not two
         h.clock.advance(by: 0.2)
         let refreshed = try await h.clock.settled { h.engine.cachedToken(for: v42).flatMap { $0 == first ? nil : $0 } }
@@ -260,7 +260,12 @@ struct TokenEnginePerScopeBoundTests {
     @Test func failuresAndRejectionsOfManyScopesStayWithinTwiceTheCapacity() async throws {
         let h = try EngineHarness(cacheCapacity: 8)
         h.transport.setFaultInjector { _, _ in .status(400) }
-        for index in 0..<200 { _ = try? await h.engine.token(for: .vehicle("v-\(index)")) }
+        for index in 0..<200 {
+            let result = await h.clock.runToCompletion(horizon: 0) { [engine = h.engine] in
+                try await engine.token(for: .vehicle("v-\(index)"))
+            }
+            #expect(throws: FleetAuthError.self) { try result.get() }
+        }
         #expect(h.engine.keptFailureScopes.outages <= 16)
         #expect(h.engine.keptFailureScopes.outages > 0)
         for index in 0..<200 { h.engine.invalidate("rejected-\(index)", for: .vehicle("w-\(index)")) }

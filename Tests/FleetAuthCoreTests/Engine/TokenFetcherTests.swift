@@ -37,15 +37,12 @@ struct TokenFetcherTests {
     @Test func transientFailuresAreRetriedWithBackoffUntilOneSucceeds() async throws {
         transport.inject([.status(503), .status(503)])
         let fetcher = fetcher(retry: RetryPolicy(initialBackoff: 0.5, multiplier: 2, jitter: 0.2))
-        let fetch = Task { await fetcher.fetch(.vehicle("v-42")) }
-        // Each attempt also sleeps 15 s for its timeout: wait for the short backoff sleep.
-        await clock.waitForSleepers(count: 1, within: 0.5)
-        clock.advance(by: 0.5)
-        await clock.waitForSleepers(count: 1, within: 1)
-        clock.advance(by: 1)
-        let token = try await fetch.value.get()
+        let start = clock.uptime()
+        let token = try await clock.runToCompletion { await fetcher.fetch(.vehicle("v-42")) }.get().get()
         #expect(token.scope == .vehicle("v-42"))
         #expect(transport.requestCount == 3)
+        // Backoffs of 0.5 s and 1 s (the random draw is the middle of the jitter), nothing else.
+        #expect(clock.uptime() - start == 1.5)
         let retries = events.all.compactMap { event -> TimeInterval?? in
             if case .fetchFailed(_, _, _, let retryIn) = event.detail { return retryIn }
             return nil
@@ -55,7 +52,8 @@ struct TokenFetcherTests {
 
     @Test func aPermanentFailureIsNotRetried() async throws {
         transport.inject([.status(400)])
-        let result = await fetcher(retry: RetryPolicy()).fetch(.vehicle("v-42"))
+        let fetcher = fetcher(retry: RetryPolicy())
+        let result = try await clock.atOnce { await fetcher.fetch(.vehicle("v-42")) }
         #expect(throws: FleetAuthError.self) { try result.get() }
         #expect((try? result.get()) == nil)
         if case .failure(let error) = result { #expect(error.reason == .unexpectedStatus) }

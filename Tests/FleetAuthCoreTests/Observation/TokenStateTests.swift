@@ -223,7 +223,9 @@ struct PrefetchTests {
         let h = try ProviderHarness()
         h.backendFails(403)
         let watcher = h.watch(h.provider.tokenStates(for: contexts[0]))
-        let failures = await h.provider.prefetch([contexts[0]])
+        let failures = try await h.clock.atOnce { [provider = h.provider, contexts] in
+            await provider.prefetch([contexts[0]])
+        }
         #expect(failures.count == 1 && failures.first?.status == 403 && failures.first?.scope == contexts[0].scope)
         let phases = try await watcher.phases(count: 3)
         #expect(phases == ["noToken", "refreshing", "failed"])
@@ -241,7 +243,7 @@ struct RefusedRefreshStateTests {
         h.transport.setFaultInjector { _, _ in .status(403) }
         h.clock.advance(by: 3120)  // 8 minutes left: stale, a lookup starts a refresh
         #expect(h.engine.cachedUsableToken(for: v42) == token)
-        await h.engine.waitUntilIdle()
+        await h.clock.settle()  // the refresh that lookup started is refused at once
         let refused = h.engine.tokenState(of: v42)
         #expect(refused.phase == .degraded, "\(refused)")
         #expect(refused.error?.status == 403 && refused.error?.isTransient == false)

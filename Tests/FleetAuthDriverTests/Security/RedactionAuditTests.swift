@@ -98,7 +98,12 @@ struct RedactionAuditTests {
                 transport: DescribingTransport(base: hostile, capture: capture), clock: clock, retry: .none,
                 observer: { capture.add($0.description) })
             do {
-                _ = try await hostileProvider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"))
+                // One attempt, answered at once: a fetch that waits for the clock fails the test.
+                _ = try await clock.atOnce {
+                    try await hostileProvider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"))
+                }
+            } catch let stalled as ManualWallClock.Stalled {
+                Issue.record("\(answer.name): \(stalled)")
             } catch {
                 capture.add(error)
             }

@@ -144,7 +144,10 @@ struct AuthorizedCallerTests {
         // A token that cannot be had is a FleetServiceError.
         f.transport.setFaultInjector { request, _ in request.url.path == "/driver-token" ? .status(400) : nil }
         f.provider.invalidateAll()
-        await #expect(throws: FleetServiceError.self) { try await transport.send(f.customUpdate()) }
+        // Refused at once (a 400 is not retried): a send that waits for the clock fails here.
+        let update = f.customUpdate()
+        let refused = await f.clock.runToCompletion(horizon: 0) { try await transport.send(update) }
+        #expect(throws: FleetServiceError.self) { try refused.get() }
     }
 
     @Test func performRunsAMiddlewareStepWithTheHeaderAndResendsOnceAfterARejection() async throws {
