@@ -15,7 +15,8 @@ extension ManualWallClock {
     /// due only with a longer one.
     /// - Returns: the operation's result; or ``ManualWallClock/Stalled`` when the operation
     ///   waits for a deadline beyond `horizon`, or for nothing on this clock at all
-    ///   (the operation is then cancelled).
+    ///   (the operation is then cancelled, and this returns once it ends: an operation that
+    ///   ignores cancellation, such as one awaiting another task's `value`, keeps it waiting).
     public func runToCompletion<T: Sendable>(
         horizon: TimeInterval = 10, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error> {

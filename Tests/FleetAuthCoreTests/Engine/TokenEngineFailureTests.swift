@@ -14,7 +14,10 @@ struct TokenEngineFailureTests {
     func failure(of task: Task<AuthToken, any Error>, on clock: ManualWallClock) async -> FleetAuthError? {
         let result: Result<AuthToken, any Error>
         do {
-            result = try await clock.atOnce { await task.result }
+            // Awaiting a task's result ignores cancellation: pass it on to the task.
+            result = try await clock.atOnce {
+                await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
+            }
         } catch {
             Issue.record("the fetch still waits for the clock: \(error)")
             task.cancel()
