@@ -16,7 +16,11 @@ struct TokenEngineFailureTests {
         do {
             // Awaiting a task's result ignores cancellation: pass it on to the task.
             result = try await clock.atOnce {
-                await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
+                await withTaskCancellationHandler {
+                    await task.result
+                } onCancel: {
+                    task.cancel()
+                }
             }
         } catch {
             Issue.record("the fetch still waits for the clock: \(error)")
