@@ -157,7 +157,8 @@ struct EndpointCheckerTests {
         ])
         #expect(run.status == 1, "\(run.output)")
         #expect(
-            run.line("status")?.contains("HTTP 503, and no time left within 60 s for another attempt") == true,
+            run.line("status")?.contains(
+                "HTTP 503, and no time left within 60 s for another attempt (Retry-After asked for 3600 s)") == true,
             "\(run.output)")
         #expect(run.output.contains("or raise --timeout"), "\(run.output)")
     }

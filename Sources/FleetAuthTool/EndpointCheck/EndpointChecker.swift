@@ -181,7 +181,9 @@ package struct EndpointChecker: Sendable {
         case .unexpectedStatus where error.isTransient && stoppedByTimeout:
             return Finding(
                 "status", .failure,
-                "HTTP \(error.status ?? 0)\(every), and no time left within \(seconds) s for another attempt",
+                "HTTP \(error.status ?? 0)\(every), and no time left within \(seconds) s for another attempt"
+                    + (error.retryAfter.map { $0 > 0 ? " (Retry-After asked for \(String(format: "%.0f", $0)) s)" : "" }
+                        ?? ""),
                 fix:
                     "the SDK retries this status while time is left: make the endpoint answer 200 at once, or raise --timeout to see whether a retry succeeds (\(error.message))"
             )
