@@ -22,12 +22,38 @@ def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+def _primes(n, e, d):
+    """The key's two primes, recovered from n, e and d (the usual randomized method, here
+    with fixed bases): signing with them (CRT) is about 3 times faster than with d alone,
+    which matters when a parallel test run asks for hundreds of tokens at once."""
+    k = d * e - 1
+    t = 0
+    while k % 2 == 0:
+        k //= 2
+        t += 1
+    for g in range(2, 1000):
+        x = pow(g, k, n)
+        for _ in range(t):
+            y = x * x % n
+            if y == 1 and x not in (1, n - 1):
+                p = __import__("math").gcd(x - 1, n)
+                return p, n // p
+            x = y
+    raise ValueError("no factor found")
+
+
+P, Q = _primes(N, E, D)
+DP, DQ, QINV = D % (P - 1), D % (Q - 1), pow(Q, -1, P)
+
+
 def sign_rs256(message):
-    """RSASSA-PKCS1-v1_5 with SHA-256."""
+    """RSASSA-PKCS1-v1_5 with SHA-256 (CRT)."""
     digest = SHA256_PREFIX + hashlib.sha256(message).digest()
     size = (N.bit_length() + 7) // 8
     padded = b"\x00\x01" + b"\xff" * (size - len(digest) - 3) + b"\x00" + digest
-    return pow(int.from_bytes(padded, "big"), D, N).to_bytes(size, "big")
+    m = int.from_bytes(padded, "big")
+    m1, m2 = pow(m, DP, P), pow(m, DQ, Q)
+    return (m2 + Q * (QINV * (m1 - m2) % P)).to_bytes(size, "big")
 
 
 def verify_rs256(token):
