@@ -215,14 +215,18 @@ struct EndToEndTests {
         let provider = try DriverTokenProvider(
             endpoint: TokenEndpoint(url: server.url("/conformance/hang"), timeout: 5), transport: URLSessionTransport(),
             clock: clock, retry: .none, observer: { if $0.kind == .fetchStarted { requests.increment() } })
-        // The clock moves to the attempt's 5-s timeout once the request waits for the server.
         let start = clock.uptime()
-        let result = await clock.runToCompletion {
-            try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1"))
-        }
+        let fetch = Task { try await provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-1")) }
+        // The request waits for the server (off the clock): wait for its 5-s timeout to sleep.
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: 5)
+        // A minute more, deadline by deadline: a retry the policy forbids would show here
+        // (and end, rather than leave `fetch` waiting for ever).
+        await clock.run(until: clock.now().addingTimeInterval(60))
+        let result = await fetch.result
         #expect(throws: FleetAuthError.self) { try result.get() }
         if case .failure(let error as FleetAuthError) = result { #expect(error.reason == .timedOut, "\(error)") }
-        #expect(clock.uptime() - start == 5)
+        #expect(clock.uptime() - start == 65)
         #expect(requests.value == 1)  // `.none`: one attempt, no retry
     }
 }
