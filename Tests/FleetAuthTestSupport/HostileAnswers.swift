@@ -44,6 +44,9 @@ package enum HostileAnswers {
     package static let scope = AuthorizationScope.vehicle("v-42")
 
     /// The engine that both test paths use: one attempt, no cooldown, a 5-second timeout.
+    /// Its backoff (an hour) lies past its retry deadline too, so that a bug in counting
+    /// attempts cannot leave `fetch` waiting for a retry on a clock that nothing moves (the
+    /// engine's own tests catch such a bug).
     package static func engine(url: String, answer: HostileAnswer, transport: any HTTPTransport, clock: ManualWallClock)
         throws -> TokenEngine
     {
@@ -51,7 +54,8 @@ package enum HostileAnswers {
             configuration: .init(
                 endpoint: TokenEndpoint(url: url, format: answer.format, timeout: 5), transport: transport,
                 clock: clock,
-                retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0)))
+                retry: RetryPolicy(
+                    maximumAttempts: 1, initialBackoff: 3600, maximumBackoff: 3600, failureCooldown: 0)))
     }
 
     /// Fetches the scope's token through `engine`, moving the clock past the timeout when
