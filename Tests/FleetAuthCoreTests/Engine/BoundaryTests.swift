@@ -36,7 +36,7 @@ struct EngineBoundaryTests {
     func aWaitingCallerIsServedDegradedOnlyAboveTheFloor(left: TimeInterval, served: Bool) async throws {
         let (h, token) = try await engineInAnOutage()
         advance(h, until: token, has: left)
-        let result = await h.startFetches(1, for: v42)[0].result
+        let result = try await h.settledResult(of: h.startFetches(1, for: v42)[0])
         if served {
             #expect(try result.get() == token)
         } else {
@@ -52,7 +52,7 @@ struct EngineBoundaryTests {
         let (h, token) = try await engineInAnOutage()
         advance(h, until: token, has: 61)
         // The refresh fails: the waiting caller gets the token degraded, and the outage is noted.
-        #expect(try await h.startFetches(1, for: v42)[0].value == token)
+        #expect(try await h.settledResult(of: h.startFetches(1, for: v42)[0]).get() == token)
         #expect(h.engine.cachedUsableToken(for: v42) == token)
         await h.clock.settle()  // the refresh that lookup started has failed too
         h.clock.advance(by: 1)

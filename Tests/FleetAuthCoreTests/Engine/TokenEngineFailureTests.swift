@@ -310,8 +310,12 @@ struct FailureReplayEventTests {
     @Test func aFailureReplayedDuringTheCooldownEmitsAnEvent() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 5))
         h.transport.inject([.status(503)])
-        await #expect(throws: FleetAuthError.self) { _ = try await h.engine.token(for: .vehicle("v-42")) }
-        await #expect(throws: FleetAuthError.self) { _ = try await h.engine.token(for: .vehicle("v-42")) }
+        for _ in 0..<2 {
+            // One attempt, refused at once; then the cooldown replays it without a request.
+            await #expect(throws: FleetAuthError.self) {
+                _ = try await h.clock.atOnce { [engine = h.engine] in try await engine.token(for: .vehicle("v-42")) }
+            }
+        }
         #expect(h.transport.requestCount == 1)
         let replayed = h.events.descriptions.filter { $0.hasPrefix("failureReplayed") }
         #expect(replayed == ["failureReplayed vehicle v-42 unexpectedStatus (cooling down)"])

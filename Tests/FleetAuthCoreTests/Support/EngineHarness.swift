@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 
 /// An engine wired to an in-memory backend on a manual clock, with its events recorded.
@@ -39,6 +40,19 @@ struct EngineHarness {
         let tasks = (0..<count).map { _ in clock.startSimulated { [engine] in try await engine.token(for: scope) } }
         await clock.settle()
         return tasks
+    }
+
+    /// `task`'s result once the clock's work has settled, without moving the clock: throws
+    /// ``ManualWallClock/Stalled`` (failing the test at once) if the task still waits for time.
+    func settledResult(of task: Task<AuthToken, any Error>) async throws -> Result<AuthToken, any Error> {
+        // Awaiting a task's result ignores cancellation: pass it on to the task.
+        try await clock.atOnce {
+            await withTaskCancellationHandler {
+                await task.result
+            } onCancel: {
+                task.cancel()
+            }
+        }
     }
 }
 
