@@ -9,22 +9,14 @@ struct TokenEngineFailureTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
     /// Expects `task` to fail with a `FleetAuthError` and returns it; the task must have
-    /// finished by the time `clock`'s work settles (a task still waiting for time fails the
-    /// test here instead of hanging it).
-    func failure(of task: Task<AuthToken, any Error>, on clock: ManualWallClock) async -> FleetAuthError? {
+    /// finished by the time `h`'s clock settles (a task still waiting for time fails the test
+    /// here instead of hanging it).
+    func failure(of task: Task<AuthToken, any Error>, in h: EngineHarness) async -> FleetAuthError? {
         let result: Result<AuthToken, any Error>
         do {
-            // Awaiting a task's result ignores cancellation: pass it on to the task.
-            result = try await clock.atOnce {
-                await withTaskCancellationHandler {
-                    await task.result
-                } onCancel: {
-                    task.cancel()
-                }
-            }
+            result = try await h.settledResult(of: task)
         } catch {
             Issue.record("the fetch still waits for the clock: \(error)")
-            task.cancel()
             return nil
         }
         switch result {
@@ -66,7 +58,7 @@ struct TokenEngineFailureTests {
     @Test func retryAfterBeyondTheDeadlineFailsAtOnce() async throws {
         let h = try EngineHarness()
         h.transport.inject([.status(503, headers: ["Retry-After": "120"])])
-        let error = await failure(of: h.startFetches(1, for: v42)[0], on: h.clock)
+        let error = await failure(of: h.startFetches(1, for: v42)[0], in: h)
         #expect(error?.reason == .unexpectedStatus)
         #expect(error?.status == 503)
         #expect(h.transport.requestCount == 1)
@@ -80,7 +72,7 @@ struct TokenEngineFailureTests {
             await h.clock.waitForSleepers(count: 1, within: 10)
             h.clock.advance(to: h.clock.nextDeadline!)
         }
-        let error = await failure(of: task, on: h.clock)
+        let error = await failure(of: task, in: h)
         #expect(error?.status == 500)
         #expect(h.transport.requestCount == 3)
     }
@@ -89,14 +81,14 @@ struct TokenEngineFailureTests {
     func clientErrorsFailFast(status: Int) async throws {
         let h = try EngineHarness()
         h.transport.inject([.status(status)])
-        let error = await failure(of: h.startFetches(1, for: v42)[0], on: h.clock)
+        let error = await failure(of: h.startFetches(1, for: v42)[0], in: h)
         #expect(error?.reason == .unexpectedStatus)
         #expect(h.transport.requestCount == 1)
     }
 
     @Test func validationFailuresFailFastAndCacheNothing() async throws {
         let h = try EngineHarness(backend: .init(lifetime: 7200))
-        let error = await failure(of: h.startFetches(1, for: v42)[0], on: h.clock)
+        let error = await failure(of: h.startFetches(1, for: v42)[0], in: h)
         #expect(error?.reason == .lifetimeTooLong)
         #expect(h.transport.requestCount == 1)
         #expect(h.engine.cachedToken(for: v42) == nil)
@@ -109,7 +101,7 @@ struct TokenEngineFailureTests {
             other.url = URL(string: "https://backend.example.com/token?vehicleId=v-99")!
             return try await h.backend.respond(to: other)
         }
-        let error = await failure(of: h.startFetches(1, for: v42)[0], on: h.clock)
+        let error = await failure(of: h.startFetches(1, for: v42)[0], in: h)
         #expect(error?.reason == .scopeMismatch)
         #expect(h.engine.statistics.cachedScopes == 0)
     }
@@ -121,7 +113,7 @@ struct TokenEngineFailureTests {
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         var messages = Set<String>()
-        for task in tasks { messages.insert((await failure(of: task, on: h.clock))?.description ?? "none") }
+        for task in tasks { messages.insert((await failure(of: task, in: h))?.description ?? "none") }
         #expect(messages.count == 1)
         #expect(h.transport.requestCount == 1)
     }
@@ -130,7 +122,7 @@ struct TokenEngineFailureTests {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 5))
         h.transport.setFaultInjector { _, _ in .connectionFailure }
         for _ in 0..<20 {
-            let error = await failure(of: h.startFetches(1, for: v42)[0], on: h.clock)
+            let error = await failure(of: h.startFetches(1, for: v42)[0], in: h)
             #expect(error?.reason == .transportFailure)
         }
         #expect(h.transport.requestCount == 1)
@@ -148,7 +140,7 @@ struct TokenEngineFailureTests {
         let task = await h.startFetches(1, for: v42)[0]
         await h.clock.waitForSleepers(count: 2)
         h.clock.advance(by: 3)
-        let error = await failure(of: task, on: h.clock)
+        let error = await failure(of: task, in: h)
         #expect(error?.reason == .timedOut)
         #expect(error?.isTransient == true)
     }
@@ -170,7 +162,7 @@ struct TokenEngineFailureTests {
             h.clock.advance(to: next)
         }
         let advanced = h.clock.now().timeIntervalSince(start)
-        let error = await failure(of: task, on: h.clock)
+        let error = await failure(of: task, in: h)
         #expect(error?.reason == .timedOut)
         #expect(advanced <= 10.5)
         #expect(h.transport.requestCount <= 3)
@@ -218,7 +210,7 @@ struct TokenEngineFailureTests {
             TransportResponse(status: 200, body: Data(#"{"token":"\#(rejected.value)"}"#.utf8))
         }
         h.engine.invalidate(rejected.value, for: v42)
-        let error = await failure(of: h.startFetches(1, for: v42)[0], on: h.clock)
+        let error = await failure(of: h.startFetches(1, for: v42)[0], in: h)
         #expect(error?.reason == .rejectedTokenReissued)
         #expect(h.engine.cachedToken(for: v42) == nil)
     }
@@ -232,7 +224,7 @@ struct TokenEngineFailureTests {
         let waiting = await h.startFetches(2, for: v42)
         await h.clock.waitForSleepers(count: 1, within: 1)
         h.engine.invalidateAll()
-        for task in waiting { #expect((await failure(of: task, on: h.clock))?.reason == .signedOut) }
+        for task in waiting { #expect((await failure(of: task, in: h))?.reason == .signedOut) }
         #expect(h.engine.statistics.cachedScopes == 0)
         // Nothing from before sign-out is cached later either.
         h.clock.advance(by: 0.2)

@@ -100,6 +100,41 @@ struct TokenFetcherTests {
         #expect(error.reason == .timedOut)
         #expect(error.scope == .vehicle("v-42"))
     }
+
+    // The retry deadline at its exact edge, for the checker's exchange and for one attempt.
+
+    /// The checker's exchange retries only while the retry would start before the deadline:
+    /// 0.5 s + 1 s of backoff against a 1.5 s deadline makes two requests, and the answer is
+    /// the backend's last 503, not a timeout.
+    @Test func theCheckersExchangeMakesNoRetryExactlyAtTheDeadline() async throws {
+        transport.setFaultInjector { _, _ in .status(503) }
+        let fetcher = fetcher(
+            retry: RetryPolicy(maximumAttempts: 10, initialBackoff: 0.5, multiplier: 2, jitter: 0, deadline: 1.5))
+        let outcome = try await clock.runToCompletion { await fetcher.exchange(.vehicle("v-42")) }.get()
+        guard case .failure(let error) = outcome else {
+            Issue.record("a backend answering 503 gave \(outcome)")
+            return
+        }
+        #expect(error.reason == .unexpectedStatus && error.status == 503, "\(error)")
+        #expect(transport.requestCount == 2)
+    }
+
+    /// An attempt that starts with nothing left of its deadline sends no request: it fails
+    /// as `timedOut` with no `fetchStarted`.
+    @Test func anAttemptWithNothingLeftOfItsDeadlineSendsNothing() async throws {
+        let fetcher = fetcher(retry: .none)
+        let deadline = clock.uptime()
+        let result = try await clock.runToCompletion {
+            await fetcher.fetch(.vehicle("v-42"), deadline: { deadline }) { _, _, _ in false }
+        }.get()
+        guard case .failure(let error) = result else {
+            Issue.record("an attempt past its deadline returned \(result)")
+            return
+        }
+        #expect(error.reason == .timedOut)
+        #expect(transport.requestCount == 0)
+        #expect(events.count { $0.kind == .fetchStarted } == 0)
+    }
 }
 
 @Suite("Manual clock: deadlines resolve in order", .timeLimit(.minutes(10)))
