@@ -122,20 +122,19 @@ package struct EndpointChecker: Sendable {
         let headers = options.headers
         endpoint.headers = { _ in headers }
         endpoint.maximumResponseBytes = Int.max
-        let failed = LockedState<[(error: FleetAuthError, retryIn: TimeInterval?)]>([])
+        let failed = LockedState<[FleetAuthError]>([])
         var retry = options.retry
         retry.deadline = options.timeout
         let fetcher = TokenFetcher(
             endpoint: endpoint, transport: transport, clock: clock, refresh: RefreshPolicy(), retry: retry,
             rules: rules,
             emit: { event in
-                if case .fetchFailed(_, let error, _, let retryIn) = event {
-                    failed.withLock { $0.append((error, retryIn)) }
+                if case .fetchFailed(_, let error, _, _) = event {
+                    failed.withLock { $0.append(error) }
                 }
             })
         let result = await fetcher.exchange(options.scope)
-        let attempts = failed.withLock { $0 }
-        let tried = attempts.map { Self.outcome(of: $0.error) }
+        let tried = failed.withLock { $0 }.map(Self.outcome(of:))
         switch result {
         case .success(let response):
             if !tried.isEmpty {
@@ -150,7 +149,7 @@ package struct EndpointChecker: Sendable {
             findings.append(
                 Self.finding(
                     for: error, attempts: tried, timeout: options.timeout,
-                    stoppedByTimeout: tried.count < retry.maximumAttempts && attempts.last?.retryIn == nil))
+                    stoppedByTimeout: tried.count < retry.maximumAttempts))
             return nil
         }
     }
@@ -179,11 +178,12 @@ package struct EndpointChecker: Sendable {
                 "request", .failure, "no answer within \(String(format: "%.1f", timeout)) s\(every)",
                 fix: "the SDK gives up after its timeout too: make the endpoint answer faster, or raise --timeout")
         case .unexpectedStatus where error.isTransient && stoppedByTimeout:
+            let asked = error.retryAfter.flatMap {
+                $0 > 0 ? String(format: " (Retry-After asked for %.0f s)", $0) : nil
+            }
             return Finding(
                 "status", .failure,
-                "HTTP \(error.status ?? 0)\(every), and no time left within \(seconds) s for another attempt"
-                    + (error.retryAfter.map { $0 > 0 ? " (Retry-After asked for \(String(format: "%.0f", $0)) s)" : "" }
-                        ?? ""),
+                "HTTP \(error.status ?? 0)\(every), and no time left within \(seconds) s for another attempt\(asked ?? "")",
                 fix:
                     "the SDK retries this status while time is left: make the endpoint answer 200 at once, or raise --timeout to see whether a retry succeeds (\(error.message))"
             )
