@@ -1,4 +1,5 @@
 package import FleetAuthInMemory
+package import Foundation
 
 /// What a test expected to hold once the clock's work had settled did not hold.
 package struct ConditionNeverHeld: Error, CustomStringConvertible {
@@ -30,5 +31,17 @@ extension ManualWallClock {
     /// the test at once where a plain `await` would hang it until its time limit.
     package func atOnce<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         try await runToCompletion(horizon: 0, operation).get()
+    }
+}
+
+extension ManualWallClock {
+    /// Waits until all the work on the clock is suspended, then requires at least `count`
+    /// sleepers due within `within` seconds: where ``ManualWallClock/waitForSleepers(count:within:)``
+    /// would wait forever for sleepers that never come (a backoff longer than the test
+    /// expects), this throws ``ConditionNeverHeld`` at once. For work the clock runs only.
+    package func settledSleepers(
+        count: Int = 1, within: TimeInterval = .infinity, fileID: String = #fileID, line: Int = #line
+    ) async throws {
+        try await settled({ sleeperCount(within: within) >= count ? () : nil }, fileID: fileID, line: line)
     }
 }

@@ -13,6 +13,8 @@ extension ManualWallClock {
     /// The default horizon covers the SDK's own waits with its default policies (latency,
     /// the longest retry backoff with its jitter); request timeouts (15 s by default) come
     /// due only with a longer one.
+    /// Cancelling the task that called this cancels the operation and stops the clock
+    /// there: a test's time limit ends a simulation that would otherwise run on.
     /// - Returns: the operation's result; or ``ManualWallClock/Stalled`` when the operation
     ///   waits for a deadline beyond `horizon`, or for nothing on this clock at all
     ///   (the operation is then cancelled, and this returns once it ends: an operation that
@@ -25,18 +27,22 @@ extension ManualWallClock {
             defer { finished.withLock { $0 = true } }
             return try await operation()
         }
-        while true {
-            await settle()
-            if finished.withLock({ $0 }) { break }
-            let next = nextDeadline
-            guard let next, next.timeIntervalSince(now()) <= horizon else {
-                task.cancel()
-                _ = await task.result
-                return .failure(Stalled(horizon: horizon, nextDeadline: next.map { $0.timeIntervalSince(now()) }))
+        return await withTaskCancellationHandler {
+            while !finished.withLock({ $0 }) {
+                await settle()
+                if finished.withLock({ $0 }) || Task.isCancelled { break }
+                let next = nextDeadline
+                guard let next, next.timeIntervalSince(now()) <= horizon else {
+                    task.cancel()
+                    _ = await task.result
+                    return .failure(Stalled(horizon: horizon, nextDeadline: next.map { $0.timeIntervalSince(now()) }))
+                }
+                advance(to: next)
             }
-            advance(to: next)
+            return await task.result
+        } onCancel: {
+            task.cancel()
         }
-        return await task.result
     }
 
     /// Returns once all the work on the clock's executor is suspended: every task the SDK
@@ -57,13 +63,15 @@ extension ManualWallClock {
 
     /// Moves the clock to the wall time `date` one sleeper deadline at a time, waiting at
     /// each for the work it woke to park again (``settle()``): background refreshes and
-    /// retries happen at their own moments, in order, not all at `date`.
+    /// retries happen at their own moments, in order, not all at `date`. If the calling
+    /// task is cancelled, the clock stops where it is and this returns.
     public func run(until date: Date) async {
         await settle()
-        while let next = nextDeadline, next <= date {
+        while !Task.isCancelled, let next = nextDeadline, next <= date {
             advance(to: next)
             await settle()
         }
+        guard !Task.isCancelled else { return }
         advance(to: date)
         await settle()
     }

@@ -41,6 +41,7 @@ public final class ManualWallClock: WallClock {
     @TaskLocal private static var currentOperation: UInt64?
 
     struct Watcher {
+        let id: UInt64
         let count: Int
         let within: TimeInterval
         let continuation: CheckedContinuation<Void, Never>
@@ -223,6 +224,11 @@ public final class ManualWallClock: WallClock {
         state.withLock { $0.sleepers.values.filter { !$0.deferred }.count }
     }
 
+    /// How many tasks are sleeping on the clock with deadlines at most `within` seconds away.
+    package func sleeperCount(within: TimeInterval) -> Int {
+        state.withLock { $0.sleeperCount(within: within) }
+    }
+
     /// The earliest deadline among the sleepers, if any, in wall time.
     public var nextDeadline: Date? {
         state.withLock { state in
@@ -233,15 +239,29 @@ public final class ManualWallClock: WallClock {
     /// Returns once at least `count` tasks are sleeping on the clock with deadlines at
     /// most `within` seconds away, so a test can advance the clock knowing the work it
     /// expects is waiting. `within` tells short sleeps (latency, backoff) apart from long
-    /// ones that are also pending (a 15-second request timeout).
+    /// ones that are also pending (a 15-second request timeout). It waits for as long as
+    /// the sleepers take to come, or until the calling task is cancelled (a test's time
+    /// limit): prefer ``settle()`` where the clock runs the work.
     public func waitForSleepers(count: Int = 1, within: TimeInterval = .infinity) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleeperCount(within: within) >= count { return true }
-                state.watchers.append(Watcher(count: count, within: within, continuation: continuation))
-                return false
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if Task.isCancelled || state.sleeperCount(within: within) >= count { return true }
+                    state.watchers.append(Watcher(id: id, count: count, within: within, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let watcher = state.withLock { state -> Watcher? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.watchers.remove(at: index)
+            }
+            watcher?.continuation.resume()
         }
     }
 }

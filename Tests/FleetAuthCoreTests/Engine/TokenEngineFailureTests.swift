@@ -33,13 +33,13 @@ struct TokenEngineFailureTests {
         let h = try EngineHarness()
         h.transport.inject([.status(503), .connectionFailure])
         let task = await h.startFetches(1, for: v42)[0]
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        try await h.clock.settledSleepers(count: 1, within: 1)
         #expect(h.clock.nextDeadline == h.clock.now().addingTimeInterval(0.5))
         h.clock.advance(by: 0.5)
-        await h.clock.waitForSleepers(count: 1, within: 2)
+        try await h.clock.settledSleepers(count: 1, within: 2)
         #expect(h.clock.nextDeadline == h.clock.now().addingTimeInterval(1.0))
         h.clock.advance(by: 1.0)
-        _ = try await task.value
+        _ = try await h.settledResult(of: task).get()
         #expect(h.transport.requestCount == 3)
         #expect(h.events.count { if case .fetchFailed = $0.detail { true } else { false } } == 2)
     }
@@ -48,7 +48,7 @@ struct TokenEngineFailureTests {
         let h = try EngineHarness()
         h.transport.inject([.status(429, headers: ["Retry-After": "4"])])
         let task = await h.startFetches(1, for: v42)[0]
-        await h.clock.waitForSleepers(count: 1, within: 5)
+        try await h.clock.settledSleepers(count: 1, within: 5)
         #expect(h.clock.nextDeadline == h.clock.now().addingTimeInterval(4))
         h.clock.advance(by: 4)
         _ = try await task.value
@@ -69,7 +69,7 @@ struct TokenEngineFailureTests {
         h.transport.setFaultInjector { _, _ in .status(500) }
         let task = await h.startFetches(1, for: v42)[0]
         for _ in 0..<2 {
-            await h.clock.waitForSleepers(count: 1, within: 10)
+            try await h.clock.settledSleepers(count: 1, within: 10)
             h.clock.advance(to: h.clock.nextDeadline!)
         }
         let error = await failure(of: task, in: h)
@@ -110,7 +110,7 @@ struct TokenEngineFailureTests {
         let h = try EngineHarness(latency: 0.2, retry: .none)
         h.transport.inject([.status(502)])
         let tasks = await h.startFetches(50, for: v42)
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        try await h.clock.settledSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         var messages = Set<String>()
         for task in tasks { messages.insert((await failure(of: task, in: h))?.description ?? "none") }
@@ -138,7 +138,7 @@ struct TokenEngineFailureTests {
         let h = try EngineHarness(retry: .none, endpointTimeout: 3)
         h.transport.inject([.hang])
         let task = await h.startFetches(1, for: v42)[0]
-        await h.clock.waitForSleepers(count: 2)
+        try await h.clock.settledSleepers(count: 2)
         h.clock.advance(by: 3)
         let error = await failure(of: task, in: h)
         #expect(error?.reason == .timedOut)
@@ -171,7 +171,7 @@ struct TokenEngineFailureTests {
     @Test func cancelledCallerLeavesTheFetchToOthers() async throws {
         let h = try EngineHarness(latency: 0.2)
         let tasks = await h.startFetches(3, for: v42)
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        try await h.clock.settledSleepers(count: 1, within: 1)
         tasks[0].cancel()
         let cancelled = await tasks[0].result
         #expect(throws: CancellationError.self) { try cancelled.get() }
@@ -217,19 +217,19 @@ struct TokenEngineFailureTests {
 
     @Test func invalidateAllDropsTokensAndFailsWaiters() async throws {
         let h = try EngineHarness(latency: 0.2)
-        let warm = Task { [engine = h.engine] in try await engine.token(for: .vehicle("v-1")) }
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        let warm = h.clock.startSimulated { [engine = h.engine] in try await engine.token(for: .vehicle("v-1")) }
+        try await h.clock.settledSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         _ = try await warm.value
         let waiting = await h.startFetches(2, for: v42)
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        try await h.clock.settledSleepers(count: 1, within: 1)
         h.engine.invalidateAll()
         for task in waiting { #expect((await failure(of: task, in: h))?.reason == .signedOut) }
         #expect(h.engine.statistics.cachedScopes == 0)
         // Nothing from before sign-out is cached later either.
         h.clock.advance(by: 0.2)
-        let next = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        let next = h.clock.startSimulated { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        try await h.clock.settledSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         _ = try await next.value
         #expect(h.engine.statistics.cachedScopes == 1)
@@ -284,11 +284,11 @@ struct FlightSlotTests {
         let h = try EngineHarness(latency: 1)
         let scope = AuthorizationScope.vehicle("v-1")
         let old = await h.startFetches(1, for: scope)[0]
-        await h.clock.waitForSleepers(count: 1, within: 2)
+        try await h.clock.settledSleepers(count: 1, within: 2)
         h.engine.invalidateAll()  // cancels the first flight
         _ = await old.result
         let successors = await h.startFetches(5, for: scope)
-        await h.clock.waitForSleepers(count: 1, within: 2)
+        try await h.clock.settledSleepers(count: 1, within: 2)
         h.clock.advance(by: 1)
         var fingerprints = Set<String>()
         for task in successors { fingerprints.insert(try await task.value.fingerprint) }

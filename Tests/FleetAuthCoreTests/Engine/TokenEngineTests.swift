@@ -29,7 +29,7 @@ struct TokenEngineTests {
     @Test func thousandConcurrentCallersOnAColdCacheMakeOneRequest() async throws {
         let h = try EngineHarness(latency: 0.2)
         let tasks = await h.startFetches(1000, for: v42)
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        try await h.clock.settledSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         var values = Set<String>()
         for task in tasks { values.insert(try await task.value.value) }
@@ -104,8 +104,8 @@ struct TokenEngineTests {
     @Test func staleTokenIsReturnedAtOnceWhileOneRefreshRuns() async throws {
         // The full 600 s window; the adaptive one is tested on its own below.
         let h = try EngineHarness(latency: 0.2, refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
-        let initial = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        let initial = h.clock.startSimulated { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        try await h.clock.settledSleepers(count: 1, within: 1)
         h.clock.advance(by: 0.2)
         let first = try await initial.value
         h.clock.advance(by: 3000)  // 600 s left: inside the refresh window
@@ -180,7 +180,7 @@ struct TokenEngineStatisticsTests {
     @Test func statisticsCountFetchesHitsAndWaits() async throws {
         let h = try EngineHarness(latency: 0.2)
         let callers = await h.startFetches(10, for: v42)
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        try await h.clock.settledSleepers(count: 1, within: 1)
         #expect(h.engine.statistics.activeFetches == 1)
         h.clock.advance(by: 0.2)
         for caller in callers { _ = try await caller.value }
@@ -197,8 +197,8 @@ struct TokenEngineStatisticsTests {
     @Test func waitUntilIdleReturnsWhenTheLastFetchEnds() async throws {
         let h = try EngineHarness(latency: 0.2)
         await h.engine.waitUntilIdle()  // idle from the start
-        let caller = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
-        await h.clock.waitForSleepers(count: 1, within: 1)
+        let caller = h.clock.startSimulated { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        try await h.clock.settledSleepers(count: 1, within: 1)
         let idle = Task { [engine = h.engine] in
             await engine.waitUntilIdle()
             return engine.statistics.activeFetches
@@ -210,8 +210,8 @@ struct TokenEngineStatisticsTests {
 
     @Test func waitUntilIdleAlsoReturnsOnSignOut() async throws {
         let h = try EngineHarness(latency: 60)
-        let caller = Task { [engine = h.engine, v42] in try await engine.token(for: v42) }
-        await h.clock.waitForSleepers(count: 1, within: 60)
+        let caller = h.clock.startSimulated { [engine = h.engine, v42] in try await engine.token(for: v42) }
+        try await h.clock.settledSleepers(count: 1, within: 60)
         let idle = Task { [engine = h.engine] in await engine.waitUntilIdle() }
         h.engine.invalidateAll()
         await idle.value

@@ -11,7 +11,8 @@ import Foundation
 /// with no request and no state written (the cache records lookups only inside a token's
 /// refresh window), so skipping them changes nothing but the run time. Between lookups
 /// the clock moves from one sleeper's deadline to the next and lets the woken tasks run,
-/// so background retries happen at their own moments, not at the next lookup.
+/// so background retries happen at their own moments, not at the next lookup. A cold start
+/// with any failed lookup ends the run there.
 struct OutageSimulation {
     /// What the run saw.
     struct Outcome {
@@ -80,6 +81,9 @@ struct OutageSimulation {
                         outcome.failures.append((time, cachedLife, error))
                     }
                 }
+                // A fleet that cannot get its first tokens has failed its test already;
+                // hours more of lookups that each ask the backend would only take minutes.
+                if time == 0, !outcome.failures.isEmpty { break }
             }
             time += interval
         }

@@ -35,6 +35,15 @@ struct ManualWallClockTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    /// A test's time limit cancels the test: a wait for sleepers that never come ends then.
+    @Test func cancellingAWaitForSleepersEndsItWithoutASleeper() async {
+        let clock = ManualWallClock()
+        let waiter = Task { await clock.waitForSleepers(count: 1) }
+        waiter.cancel()
+        await waiter.value
+        #expect(clock.sleeperCount == 0)
+    }
+
     @Test func waitForSleepersWithinIgnoresDistantOnes() async throws {
         let clock = ManualWallClock()
         let distant = Task { try await clock.sleep(for: 1000) }

@@ -102,6 +102,46 @@ struct RunToCompletionTests {
         #expect(clock.sleeperCount == 0)  // the operation was cancelled
     }
 
+    /// A test's time limit cancels the test's task: a simulation driven by the clock must end
+    /// then, not run on to its own end. The operation cancels its caller after 10 s of
+    /// simulated time; it would otherwise sleep 10,000 times.
+    @Test func cancellingTheCallerOfRunToCompletionCancelsTheOperationAndStopsTheClock() async throws {
+        let clock = ManualWallClock()
+        let caller = LockedState<Task<Result<Int, any Error>, Never>?>(nil)
+        let started = clock.uptime()
+        let task = Task {
+            await clock.runToCompletion { () async throws -> Int in
+                for step in 1...10_000 {
+                    try await clock.sleep(for: 1)
+                    if step >= 10 { caller.withLock { $0 }?.cancel() }
+                }
+                return 10_000
+            }
+        }
+        caller.withLock { $0 = task }
+        let result = await task.value
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(clock.uptime() - started < 10_000)
+    }
+
+    @Test func cancellingTheCallerOfRunUntilStopsTheClockWhereItIs() async throws {
+        let clock = ManualWallClock()
+        let caller = LockedState<Task<Void, Never>?>(nil)
+        let started = clock.uptime()
+        let ticker = clock.startSimulated {
+            for step in 1...10_000 {
+                try await clock.sleep(for: 1)
+                if step >= 10 { caller.withLock { $0 }?.cancel() }
+            }
+        }
+        let task = Task { await clock.run(until: clock.now().addingTimeInterval(10_000)) }
+        caller.withLock { $0 = task }
+        await task.value
+        // Stopped after the ticker's 10th step, once the caller was there to cancel.
+        #expect(clock.uptime() - started < 10_000)
+        ticker.cancel()
+    }
+
     /// Thousands of phones, each a provider, on one clock: every step is a task group of
     /// concurrent lookups with `async let` prefetches beside them, then a wait for every
     /// provider to be idle; refreshes, a backend outage and its retries come due in between.
@@ -131,7 +171,8 @@ struct RunToCompletionTests {
                     return await group.reduce(0, +)
                 }
             }
-            #expect(try served.get() == phones, "step \(step)")
+            // A step that serves too few has failed; the next would fail the same way, slowly.
+            try #require(try served.get() == phones, "step \(step)")
             let idle = await s.clock.runToCompletion(horizon: 60) {
                 for provider in providers { await provider.waitUntilIdle() }
             }
