@@ -3,19 +3,25 @@ public import FleetAuthDriver
 import Foundation
 
 /// The lookups compared, each set up with one cached token for `vehicle-42`: the peers of
-/// ``Peers`` and FleetAuth's three entry points, and FleetAuth's async entry point over
-/// 1,000 scopes in turn. Used for timings and instruction counts.
+/// ``Peers`` and FleetAuth's three entry points; and FleetAuth's async entry point over 1,
+/// 1,000 and 100,000 scopes in turn, on a clock that stands still (so that no token ages
+/// into its refresh window while a slow set-up fetches them). Used for timings and
+/// instruction counts.
 public enum LookupDesign: String, CaseIterable, Sendable {
     case floor, snapshot, actor
     case fleetAuthSync = "fleetauth-sync"
     case fleetAuthAsync = "fleetauth-async"
     case fleetAuthMainActor = "fleetauth-main-actor"
+    /// One scope on the standing clock: what the scope counts below compare with.
+    case fleetAuthOne = "fleetauth-1"
     case fleetAuthMany = "fleetauth-many"
     /// 100,000 scopes in turn: for instruction counts only (its set-up fetches 100,000 tokens).
     case fleetAuthHundredThousand = "fleetauth-100k"
 
     /// The designs the timed lookup benchmark runs.
-    public static var timed: [LookupDesign] { allCases.filter { $0 != .fleetAuthHundredThousand } }
+    public static var timed: [LookupDesign] {
+        allCases.filter { $0 != .fleetAuthHundredThousand && $0 != .fleetAuthOne }
+    }
 
     /// How the table names it.
     public var title: String {
@@ -26,8 +32,9 @@ public enum LookupDesign: String, CaseIterable, Sendable {
         case .fleetAuthSync: "FleetAuth cachedUsableToken(for:)"
         case .fleetAuthAsync: "FleetAuth fetchToken(with:) (async)"
         case .fleetAuthMainActor: "FleetAuth fetchToken(with:) from @MainActor"
-        case .fleetAuthMany: "FleetAuth fetchToken(with:), 1,000 scopes in turn"
-        case .fleetAuthHundredThousand: "FleetAuth fetchToken(with:), 100,000 scopes in turn"
+        case .fleetAuthOne: "FleetAuth fetchToken(with:), 1 scope, clock standing"
+        case .fleetAuthMany: "FleetAuth fetchToken(with:), 1,000 scopes in turn, clock standing"
+        case .fleetAuthHundredThousand: "FleetAuth fetchToken(with:), 100,000 scopes in turn, clock standing"
         }
     }
 
@@ -84,14 +91,17 @@ public enum LookupDesign: String, CaseIterable, Sendable {
             }
         case .fleetAuthMainActor:
             sum = try await Self.runOnMainActor(subjects, iterations: iterations)
-        case .fleetAuthMany, .fleetAuthHundredThousand:
+        case .fleetAuthOne, .fleetAuthMany, .fleetAuthHundredThousand:
             // Fetched here, for this design alone: the two runs' difference drops the set-up.
-            let count = self == .fleetAuthMany ? 1000 : 100_000
+            let count = self == .fleetAuthOne ? 1 : self == .fleetAuthMany ? 1000 : 100_000
+            let clock = StandingClock()
+            let provider = try DriverTokenProvider(
+                endpoint: BenchTransport.endpoint, transport: BenchTransport(clock: clock, latency: 0), clock: clock)
             let contexts = (0..<count).map { DriverAuthorizationContext(vehicleID: "vehicle-\($0)") }
-            for context in contexts { sum &+= try await subjects.provider.fetchToken(with: context).utf8.count }
+            for context in contexts { sum &+= try await provider.fetchToken(with: context).utf8.count }
             var next = 0
             for _ in 0..<iterations {
-                sum &+= try await subjects.provider.fetchToken(with: contexts[next]).utf8.count
+                sum &+= try await provider.fetchToken(with: contexts[next]).utf8.count
                 next = next == contexts.count - 1 ? 0 : next + 1
             }
         }

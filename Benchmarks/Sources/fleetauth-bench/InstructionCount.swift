@@ -3,8 +3,8 @@ import Foundation
 
 /// Instructions per lookup, counted by callgrind: repeatable where time is not. Each
 /// design runs in a child process under `valgrind --tool=callgrind` twice, with two
-/// iteration counts; the difference over the difference in lookups is the per-lookup count,
-/// free of start-up and set-up.
+/// iteration counts, the two at once; the difference over the difference in lookups is the
+/// per-lookup count, free of start-up and set-up.
 enum InstructionCount {
     static let fewer = 20_000
     static let more = 120_000
@@ -12,14 +12,15 @@ enum InstructionCount {
     /// Per-lookup instructions of every design (the ones given, or all).
     static func measure(_ designs: [LookupDesign]) throws -> [(LookupDesign, Double)] {
         try designs.map { design in
-            let low = try collected(design, iterations: fewer)
-            let high = try collected(design, iterations: more)
-            return (design, Double(high - low) / Double(more - fewer))
+            let low = try started(design, iterations: fewer)
+            let high = try started(design, iterations: more)
+            return (design, Double(try high() - low()) / Double(more - fewer))
         }
     }
 
-    /// The instructions callgrind collected over a whole run of `design`.
-    private static func collected(_ design: LookupDesign, iterations: Int) throws -> Int {
+    /// Starts a callgrind run of `design`; the closure returned waits for it and returns
+    /// the instructions collected over the whole run.
+    private static func started(_ design: LookupDesign, iterations: Int) throws -> () throws -> Int {
         let process = Process()
         // The child sits beside this executable in the build folder.
         let child = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -37,8 +38,15 @@ enum InstructionCount {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        return {
+            let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return try count(in: output, of: process, design)
+        }
+    }
+
+    /// The total that callgrind's summary in `output` reports.
+    private static func count(in output: String, of process: Process, _ design: LookupDesign) throws -> Int {
         guard process.terminationStatus == 0,
             let line = output.split(separator: "\n").first(where: { $0.contains("Collected :") }),
             let count = line.split(separator: " ").last.flatMap({ Int($0) })
