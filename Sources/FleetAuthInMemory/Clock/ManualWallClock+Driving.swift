@@ -13,12 +13,12 @@ extension ManualWallClock {
     /// The default horizon covers the SDK's own waits with its default policies (latency,
     /// the longest retry backoff with its jitter); request timeouts (15 s by default) come
     /// due only with a longer one.
-    /// Cancelling the task that called this cancels the operation and stops the clock
-    /// there: a test's time limit ends a simulation that would otherwise run on.
     /// - Returns: the operation's result; or ``ManualWallClock/Stalled`` when the operation
     ///   waits for a deadline beyond `horizon`, or for nothing on this clock at all
     ///   (the operation is then cancelled, and this returns once it ends: an operation that
-    ///   ignores cancellation, such as one awaiting another task's `value`, keeps it waiting).
+    ///   ignores cancellation, such as one awaiting another task's `value`, keeps it waiting);
+    ///   or `CancellationError` as soon as the task that called this is cancelled (a test's
+    ///   time limit): the clock stops there and the operation is cancelled, not waited for.
     public func runToCompletion<T: Sendable>(
         horizon: TimeInterval = 10, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error> {
@@ -28,9 +28,10 @@ extension ManualWallClock {
             return try await operation()
         }
         return await withTaskCancellationHandler {
-            while !finished.withLock({ $0 }) {
+            while true {
                 await settle()
-                if finished.withLock({ $0 }) || Task.isCancelled { break }
+                if finished.withLock({ $0 }) { break }
+                if Task.isCancelled { return .failure(CancellationError()) }
                 let next = nextDeadline
                 guard let next, next.timeIntervalSince(now()) <= horizon else {
                     task.cancel()

@@ -35,13 +35,32 @@ struct ManualWallClockTests {
         #expect(clock.sleeperCount == 0)
     }
 
-    /// A test's time limit cancels the test: a wait for sleepers that never come ends then.
-    @Test func cancellingAWaitForSleepersEndsItWithoutASleeper() async {
+    /// A test's time limit cancels the test: a wait for sleepers that never come ends then,
+    /// whether it was cancelled before it started waiting or while it waited.
+    @Test func cancellingAWaitForSleepersEndsIt() async throws {
         let clock = ManualWallClock()
-        let waiter = Task { await clock.waitForSleepers(count: 1) }
-        waiter.cancel()
-        await waiter.value
-        #expect(clock.sleeperCount == 0)
+        let ended = LockedState(0)
+        let early = clock.startSimulated {
+            await clock.waitForSleepers(count: 1)
+            ended.withLock { $0 += 1 }
+        }
+        early.cancel()
+        await clock.settle()
+        #expect(ended.withLock { $0 } == 1, "cancelled before it waited")
+        let waiting = clock.startSimulated {
+            await clock.waitForSleepers(count: 1)
+            ended.withLock { $0 += 1 }
+        }
+        await clock.settle()  // it waits now
+        #expect(ended.withLock { $0 } == 1)
+        waiting.cancel()
+        await clock.settle()
+        #expect(ended.withLock { $0 } == 2, "cancelled while it waited")
+        // A sleeper now satisfies no watcher left behind (one resumed twice would trap).
+        let sleeper = clock.startSimulated { try await clock.sleep(for: 1) }
+        await clock.settle()
+        #expect(clock.sleeperCount == 1)
+        sleeper.cancel()
     }
 
     @Test func waitForSleepersWithinIgnoresDistantOnes() async throws {
