@@ -19,6 +19,16 @@ struct CommandRun {
         return CommandRun(status: status, output: output.text, errors: errors.text)
     }
 
+    /// `fleetauth check-endpoint` for vehicle v-42 at `url`, with `extra` flags. Unless they
+    /// set `--timeout`, it allows 120 s for the exchange: under the thread sanitizer a
+    /// parallel run has kept the loopback fixture's answer past the default 15 s, which
+    /// failed a check about something else. An endpoint that answers takes no longer. The
+    /// suite's other runs against the fixture pass the same `--timeout`.
+    static func checkEndpoint(_ url: String, _ extra: [String] = []) async -> CommandRun {
+        let timeout = extra.contains("--timeout") ? [] : ["--timeout", "120"]
+        return await run(["check-endpoint", "--url", url, "--vehicle-id", "v-42"] + timeout + extra)
+    }
+
     /// The finding line for `check`, e.g. `  failure  lifetime          7200 s (exp − iat)`.
     func line(_ check: String) -> String? {
         output.split(separator: "\n").first { $0.dropFirst(11).hasPrefix(check + " ") }.map(String.init)
@@ -39,7 +49,7 @@ struct EndpointCheckerTests {
     init() throws { server = try LoopbackServer.running() }
 
     func check(_ path: String, _ extra: [String] = []) async -> CommandRun {
-        await CommandRun.run(["check-endpoint", "--url", server.url(path), "--vehicle-id", "v-42"] + extra)
+        await CommandRun.checkEndpoint(server.url(path), extra)
     }
 
     @Test(arguments: [
@@ -63,13 +73,15 @@ struct EndpointCheckerTests {
 
     @Test func theDeliverySampleBackendsPass() async {
         let driver = await CommandRun.run([
-            "check-endpoint", "--url", server.url("/token/delivery_driver/{vehicleId}"), "--vehicle-id", "dv-1",
+            "check-endpoint", "--timeout", "120", "--url", server.url("/token/delivery_driver/{vehicleId}"),
+            "--vehicle-id", "dv-1",
             "--fleet", "delivery",
         ])
         #expect(driver.status == 0, "\(driver.output)")
         #expect(driver.line("authorization")?.contains("covers vehicle dv-1 under `deliveryvehicleid`") == true)
         let consumer = await CommandRun.run([
-            "check-endpoint", "--url", server.url("/token/delivery_consumer/{trackingId}"), "--tracking-id", "s-1",
+            "check-endpoint", "--timeout", "120", "--url", server.url("/token/delivery_consumer/{trackingId}"),
+            "--tracking-id", "s-1",
         ])
         #expect(consumer.status == 0, "\(consumer.output)")
         #expect(consumer.line("authorization")?.contains("covers tracking ID s-1") == true, "\(consumer.output)")
@@ -81,7 +93,7 @@ struct EndpointCheckerTests {
     ])
     func aTokenForTheOtherFlavorFailsNamingBothKeys(path: String, flags: [String], found: String, hint: String) async {
         let run = await CommandRun.run(
-            ["check-endpoint", "--url", server.url(path), "--vehicle-id", "dv-1"] + flags)
+            ["check-endpoint", "--timeout", "120", "--url", server.url(path), "--vehicle-id", "dv-1"] + flags)
         #expect(run.status == 1, "\(run.output)")
         let line = run.line("authorization") ?? ""
         #expect(line.contains("failure") && line.contains("names the vehicle under \(found)"), "\(run.output)")
@@ -90,7 +102,8 @@ struct EndpointCheckerTests {
 
     @Test func aTaskClaimNamingAnotherTaskFailsAsTheSDKRefusesIt() async {
         let run = await CommandRun.run([
-            "check-endpoint", "--url", server.url("/token/delivery_driver/{vehicleId}?taskid=task-1"),
+            "check-endpoint", "--timeout", "120", "--url",
+            server.url("/token/delivery_driver/{vehicleId}?taskid=task-1"),
             "--vehicle-id", "dv-1", "--task-id", "task-9", "--fleet", "delivery",
         ])
         #expect(run.status == 1, "\(run.output)")
@@ -121,7 +134,8 @@ struct EndpointCheckerTests {
 
     @Test func anOversizedBodyPointsAtTheBodyNotTheServer() async {
         let run = await CommandRun.run([
-            "check-endpoint", "--url", server.url("/conformance/bytes?count=20000000"), "--vehicle-id", "v-1",
+            "check-endpoint", "--timeout", "120", "--url", server.url("/conformance/bytes?count=20000000"),
+            "--vehicle-id", "v-1",
         ])
         #expect(run.status == 1)
         #expect(run.line("body-size")?.contains("failure") == true, "\(run.output)")
@@ -165,7 +179,8 @@ struct EndpointCheckerTests {
 
     @Test func theResultLineCountsInGoodGrammar() async {
         let run = await CommandRun.run([
-            "check-endpoint", "--url", server.url("/token/swift-sample?wildcard=1"), "--vehicle-id", "v-1",
+            "check-endpoint", "--timeout", "120", "--url", server.url("/token/swift-sample?wildcard=1"), "--vehicle-id",
+            "v-1",
         ])
         #expect(run.output.contains("(1 failure, 0 warnings,"), "\(run.output)")
         #expect(run.output.contains("format: --format swift-sample (Swift: .swiftSample())"), "\(run.output)")
@@ -412,7 +427,8 @@ struct ReadmeCheckerReportTests {
         // The article quotes this command: a backend that sends milliseconds under a seconds key
         // and mints wildcard tokens.
         let run = await CommandRun.run([
-            "check-endpoint", "--url", server.url("/token/swift-sample?expiryScale=1000&wildcard=1"),
+            "check-endpoint", "--timeout", "120", "--url",
+            server.url("/token/swift-sample?expiryScale=1000&wildcard=1"),
             "--vehicle-id", "v-42",
         ])
         #expect(run.status == 1)

@@ -10,7 +10,7 @@ struct CheckerFirstMistakeTests {
     init() throws { server = try LoopbackServer.running() }
 
     func check(_ path: String, _ extra: [String] = []) async -> CommandRun {
-        await CommandRun.run(["check-endpoint", "--url", server.url(path), "--vehicle-id", "v-42"] + extra)
+        await CommandRun.checkEndpoint(server.url(path), extra)
     }
 
     /// The platform sample's answer checked with another --format: the fix names the value.
