@@ -19,14 +19,13 @@ struct CommandRun {
         return CommandRun(status: status, output: output.text, errors: errors.text)
     }
 
-    /// `fleetauth check-endpoint` for vehicle v-42 at `url`, with `extra` flags. Unless they
-    /// set `--timeout`, it allows 120 s for the exchange: under the thread sanitizer a
-    /// parallel run has kept the loopback fixture's answer past the default 15 s, which
-    /// failed a check about something else. An endpoint that answers takes no longer. The
-    /// suite's other runs against the fixture pass the same `--timeout`.
-    static func checkEndpoint(_ url: String, _ extra: [String] = []) async -> CommandRun {
-        let timeout = extra.contains("--timeout") ? [] : ["--timeout", "120"]
-        return await run(["check-endpoint", "--url", url, "--vehicle-id", "v-42"] + timeout + extra)
+    /// `fleetauth check-endpoint` with `arguments`, for a run against the loopback fixture.
+    /// Unless they set `--timeout`, it allows 120 s for the exchange: under the thread
+    /// sanitizer a parallel run has kept the fixture's answer past the default 15 s, which
+    /// failed a check about something else. An endpoint that answers takes no longer.
+    static func checkEndpoint(_ arguments: [String]) async -> CommandRun {
+        let timeout = arguments.contains("--timeout") ? [] : ["--timeout", "120"]
+        return await run(["check-endpoint"] + timeout + arguments)
     }
 
     /// The finding line for `check`, e.g. `  failure  lifetime          7200 s (exp − iat)`.
@@ -49,7 +48,7 @@ struct EndpointCheckerTests {
     init() throws { server = try LoopbackServer.running() }
 
     func check(_ path: String, _ extra: [String] = []) async -> CommandRun {
-        await CommandRun.checkEndpoint(server.url(path), extra)
+        await CommandRun.checkEndpoint(["--url", server.url(path), "--vehicle-id", "v-42"] + extra)
     }
 
     @Test(arguments: [
@@ -72,15 +71,15 @@ struct EndpointCheckerTests {
     }
 
     @Test func theDeliverySampleBackendsPass() async {
-        let driver = await CommandRun.run([
-            "check-endpoint", "--timeout", "120", "--url", server.url("/token/delivery_driver/{vehicleId}"),
+        let driver = await CommandRun.checkEndpoint([
+            "--url", server.url("/token/delivery_driver/{vehicleId}"),
             "--vehicle-id", "dv-1",
             "--fleet", "delivery",
         ])
         #expect(driver.status == 0, "\(driver.output)")
         #expect(driver.line("authorization")?.contains("covers vehicle dv-1 under `deliveryvehicleid`") == true)
-        let consumer = await CommandRun.run([
-            "check-endpoint", "--timeout", "120", "--url", server.url("/token/delivery_consumer/{trackingId}"),
+        let consumer = await CommandRun.checkEndpoint([
+            "--url", server.url("/token/delivery_consumer/{trackingId}"),
             "--tracking-id", "s-1",
         ])
         #expect(consumer.status == 0, "\(consumer.output)")
@@ -92,8 +91,8 @@ struct EndpointCheckerTests {
         ("/token/driver/{vehicleId}", ["--fleet", "delivery"], "`vehicleid` (on-demand fleets)", "--fleet on-demand"),
     ])
     func aTokenForTheOtherFlavorFailsNamingBothKeys(path: String, flags: [String], found: String, hint: String) async {
-        let run = await CommandRun.run(
-            ["check-endpoint", "--timeout", "120", "--url", server.url(path), "--vehicle-id", "dv-1"] + flags)
+        let run = await CommandRun.checkEndpoint(
+            ["--url", server.url(path), "--vehicle-id", "dv-1"] + flags)
         #expect(run.status == 1, "\(run.output)")
         let line = run.line("authorization") ?? ""
         #expect(line.contains("failure") && line.contains("names the vehicle under \(found)"), "\(run.output)")
@@ -101,8 +100,8 @@ struct EndpointCheckerTests {
     }
 
     @Test func aTaskClaimNamingAnotherTaskFailsAsTheSDKRefusesIt() async {
-        let run = await CommandRun.run([
-            "check-endpoint", "--timeout", "120", "--url",
+        let run = await CommandRun.checkEndpoint([
+            "--url",
             server.url("/token/delivery_driver/{vehicleId}?taskid=task-1"),
             "--vehicle-id", "dv-1", "--task-id", "task-9", "--fleet", "delivery",
         ])
@@ -133,8 +132,8 @@ struct EndpointCheckerTests {
     }
 
     @Test func anOversizedBodyPointsAtTheBodyNotTheServer() async {
-        let run = await CommandRun.run([
-            "check-endpoint", "--timeout", "120", "--url", server.url("/conformance/bytes?count=20000000"),
+        let run = await CommandRun.checkEndpoint([
+            "--url", server.url("/conformance/bytes?count=20000000"),
             "--vehicle-id", "v-1",
         ])
         #expect(run.status == 1)
@@ -178,8 +177,8 @@ struct EndpointCheckerTests {
     }
 
     @Test func theResultLineCountsInGoodGrammar() async {
-        let run = await CommandRun.run([
-            "check-endpoint", "--timeout", "120", "--url", server.url("/token/swift-sample?wildcard=1"), "--vehicle-id",
+        let run = await CommandRun.checkEndpoint([
+            "--url", server.url("/token/swift-sample?wildcard=1"), "--vehicle-id",
             "v-1",
         ])
         #expect(run.output.contains("(1 failure, 0 warnings,"), "\(run.output)")
@@ -426,8 +425,8 @@ struct ReadmeCheckerReportTests {
                 readme: ReadmeSample.document("Sources/FleetAuthCore/Documentation.docc/CheckingYourTokenEndpoint.md")))
         // The article quotes this command: a backend that sends milliseconds under a seconds key
         // and mints wildcard tokens.
-        let run = await CommandRun.run([
-            "check-endpoint", "--timeout", "120", "--url",
+        let run = await CommandRun.checkEndpoint([
+            "--url",
             server.url("/token/swift-sample?expiryScale=1000&wildcard=1"),
             "--vehicle-id", "v-42",
         ])

@@ -10,7 +10,7 @@ struct CheckerFirstMistakeTests {
     init() throws { server = try LoopbackServer.running() }
 
     func check(_ path: String, _ extra: [String] = []) async -> CommandRun {
-        await CommandRun.checkEndpoint(server.url(path), extra)
+        await CommandRun.checkEndpoint(["--url", server.url(path), "--vehicle-id", "v-42"] + extra)
     }
 
     /// The platform sample's answer checked with another --format: the fix names the value.
