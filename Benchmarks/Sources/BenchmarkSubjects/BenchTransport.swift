@@ -132,7 +132,6 @@ public struct StandingClock: WallClock {
     public func uptime() -> TimeInterval { bootTime }
     /// Sleeps `duration` seconds of real time.
     public func sleep(for duration: TimeInterval) async throws {
-        guard duration > 0 else { return }
-        try await Task.sleep(nanoseconds: UInt64(duration * 1e9))
+        try await RealClock().sleep(for: duration)
     }
 }

@@ -221,7 +221,7 @@ public final class ManualWallClock: WallClock {
 
     /// How many tasks are sleeping on the clock.
     public var sleeperCount: Int {
-        state.withLock { $0.sleepers.values.filter { !$0.deferred }.count }
+        sleeperCount(within: .infinity)
     }
 
     /// How many tasks are sleeping on the clock with deadlines at most `within` seconds away.
