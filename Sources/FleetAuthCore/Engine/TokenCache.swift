@@ -1,8 +1,9 @@
 package import Foundation
 
-/// The engine's token cache: a dictionary that, when full, evicts the scope stored longest
-/// ago, found in the same few steps at any size. It has no lock of its own: it lives in
-/// ``TokenEngineState``, behind the engine's.
+/// The engine's token cache: entries packed in an array, found through a dictionary by
+/// scope and linked in the order they were stored, so that a full cache evicts the scope
+/// stored longest ago in the same few steps at any size. It has no lock of its own: it
+/// lives in ``TokenEngineState``, behind the engine's.
 package struct TokenCache {
     /// A cached token with the moments (uptimes) it turns stale, expiring and unusable. From
     /// ``watchFrom`` on, lookups are recorded and ``staleAt`` moves to the latest moment that
@@ -72,82 +73,89 @@ package struct TokenCache {
         }
     }
 
-    /// One cached scope: its entry, and the store that put it there.
+    /// One cached scope: its entry and its neighbours in the store order (slot numbers, -1
+    /// for none). Numbers are 32-bit: at 100,000 entries each byte of a slot costs 1.3 bytes
+    /// per vehicle, and each byte of the index's value 2.6 (its table stays under 3/4 full).
     private struct Slot {
         var entry: Entry
-        let stored: UInt64
+        /// The slot stored just before this one, and just after.
+        var older: Int32
+        var newer: Int32
 
         /// Records the lookup and says what the token is worth now, in place (copying the
-        /// entry out of the dictionary measured 250 more instructions per lookup).
+        /// entry out measured 250 more instructions per lookup).
         mutating func use(at now: TimeInterval) -> (AuthToken, RefreshPolicy.Freshness, Bool) {
             if now >= entry.watchFrom { entry.recordLookup(at: now) }
             return (entry.token, entry.freshness(at: now), now < entry.floorAt)
         }
     }
 
+    /// The most entries kept; at most `Int32.max`, what a slot number holds.
     package let capacity: Int
-    private var slots: [AuthorizationScope: Slot] = [:]
-    /// Scopes in the order they were stored, oldest from `head` on; an item whose slot was
-    /// stored again or removed since is skipped when met, and such items are dropped once
-    /// they outnumber the slots (see ``store(_:for:)``).
-    private var order: [(scope: AuthorizationScope, stored: UInt64)] = []
-    private var head = 0
-    /// Counts stores: the order of ``Slot/stored``.
-    private var stores: UInt64 = 0
+    /// Each cached scope's slot.
+    private var index: [AuthorizationScope: Int32] = [:]
+    /// The entries, packed: the last one moves into the place of one removed.
+    private var slots: [Slot] = []
+    /// The ends of the store order: the slot stored longest ago and the one stored last.
+    private var oldest: Int32 = -1
+    private var newest: Int32 = -1
 
     /// Creates an empty cache holding at most `capacity` entries (at least one).
     package init(capacity: Int) {
-        self.capacity = max(1, capacity)
+        self.capacity = min(max(1, capacity), Int(Int32.max))
     }
 
     package var count: Int { slots.count }
 
-    package var scopes: [AuthorizationScope] { Array(slots.keys) }
+    package var scopes: [AuthorizationScope] { Array(index.keys) }
 
-    /// The items of the store order kept now, stale ones included: for tests of its bound.
-    package var bookkeepingCount: Int { order.count - head }
+    /// The scopes from the one stored longest ago to the one stored last: for tests of
+    /// the order's links.
+    package var scopesInStoreOrder: [AuthorizationScope] {
+        var scopes: [AuthorizationScope] = []
+        var next = oldest
+        while next >= 0, scopes.count < slots.count {
+            scopes.append(slots[Int(next)].entry.token.scope)
+            next = slots[Int(next)].newer
+        }
+        return scopes
+    }
 
     /// The token for `scope`, its state at `now` and whether it is above its outage floor.
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
-        guard let index = slots.index(forKey: scope) else { return nil }
-        return slots.values[index].use(at: now)
+        guard let slot = index[scope] else { return nil }
+        return slots[Int(slot)].use(at: now)
     }
 
     /// The entry for `scope`.
     package func peek(_ scope: AuthorizationScope) -> Entry? {
-        slots[scope]?.entry
+        index[scope].map { slots[Int($0)].entry }
     }
 
-    /// Stores `entry` for `scope`, replacing any earlier one. When the cache is full, the
-    /// scope stored longest ago makes room: tokens live alike, so it is the one nearest its
-    /// expiry, and finding it takes the same few steps at any size.
+    /// Stores `entry` under its token's scope, replacing any earlier one; the entry is then
+    /// the newest in the store order. When the cache is full, the scope stored longest ago
+    /// makes room: tokens live alike, so it is the one nearest its expiry, and finding it
+    /// takes the same few steps at any size.
     /// - Returns: the scope evicted to make room and its entry, if any.
-    package mutating func store(_ entry: Entry, for scope: AuthorizationScope)
-        -> (scope: AuthorizationScope, entry: Entry)?
-    {
+    package mutating func store(_ entry: Entry) -> (scope: AuthorizationScope, entry: Entry)? {
+        let scope = entry.token.scope
+        if let slot = index[scope] {
+            unlink(slot)
+            slots[Int(slot)].entry = entry
+            append(slot)
+            return nil
+        }
         var evicted: (scope: AuthorizationScope, entry: Entry)?
-        if slots[scope] == nil, slots.count >= capacity {
-            while head < order.count {
-                let (oldest, stored) = order[head]
-                head += 1
-                if let slot = slots[oldest], slot.stored == stored {
-                    slots[oldest] = nil
-                    evicted = (oldest, slot.entry)
-                    break
-                }
-            }
+        if slots.count >= capacity {
+            let oldestScope = slots[Int(oldest)].entry.token.scope
+            evicted = remove(oldestScope).map { (oldestScope, $0) }
         }
-        stores &+= 1
-        slots[scope] = Slot(entry: entry, stored: stores)
-        order.append((scope, stores))
-        // Items of replaced or removed slots pile up: drop them once they outnumber the
-        // slots, which costs one pass per as many stores (constant per store on average).
-        if order.count - head > 2 * slots.count + 64 {
-            order = order[head...].filter { slots[$0.scope]?.stored == $0.stored }
-            head = 0
-        }
+        let slot = Int32(slots.count)
+        slots.append(Slot(entry: entry, older: -1, newer: -1))
+        append(slot)
+        index[scope] = slot
         return evicted
     }
 
@@ -155,12 +163,40 @@ package struct TokenCache {
     /// - Returns: the removed entry, if there was one.
     @discardableResult
     package mutating func remove(_ scope: AuthorizationScope) -> Entry? {
-        slots.removeValue(forKey: scope)?.entry
+        guard let slot = index.removeValue(forKey: scope) else { return nil }
+        unlink(slot)
+        let removed = slots[Int(slot)].entry
+        let last = Int32(slots.count - 1)
+        if slot != last {
+            // The last slot moves into the gap: its neighbours and the index follow it.
+            let moved = slots[Int(last)]
+            slots[Int(slot)] = moved
+            if moved.older >= 0 { slots[Int(moved.older)].newer = slot } else { oldest = slot }
+            if moved.newer >= 0 { slots[Int(moved.newer)].older = slot } else { newest = slot }
+            index[moved.entry.token.scope] = slot
+        }
+        slots.removeLast()
+        return removed
     }
 
     package mutating func removeAll() {
+        index.removeAll()
         slots.removeAll()
-        order.removeAll()
-        head = 0
+        (oldest, newest) = (-1, -1)
+    }
+
+    /// Takes `slot` out of the store order.
+    private mutating func unlink(_ slot: Int32) {
+        let (older, newer) = (slots[Int(slot)].older, slots[Int(slot)].newer)
+        if older >= 0 { slots[Int(older)].newer = newer } else { oldest = newer }
+        if newer >= 0 { slots[Int(newer)].older = older } else { newest = older }
+    }
+
+    /// Puts `slot` at the new end of the store order.
+    private mutating func append(_ slot: Int32) {
+        slots[Int(slot)].older = newest
+        slots[Int(slot)].newer = -1
+        if newest >= 0 { slots[Int(newest)].newer = slot } else { oldest = slot }
+        newest = slot
     }
 }

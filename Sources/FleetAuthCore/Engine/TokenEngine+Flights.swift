@@ -155,7 +155,7 @@ extension TokenEngine {
                 if refresh.spreadsRefreshes, !onSchedule || state.outages[scope] != nil {
                     entry.spreadRefresh(from: now, unit: spreadUnit)
                 }
-                if let dropped = state.cache.store(entry, for: scope) {
+                if let dropped = state.cache.store(entry) {
                     // The first usable token dropped warns; the statistics count them all.
                     let usable = now < dropped.entry.floorAt
                     if usable { state.evictedUsable += 1 }

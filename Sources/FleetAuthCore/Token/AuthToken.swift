@@ -9,25 +9,26 @@ public import Foundation
 /// Copies share one immutable storage object, so handing a token out of the cache costs a
 /// single reference count.
 public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
+    /// One allocation per token, and each vehicle of a fleet simulator holds one: its
+    /// fields are packed to 152 bytes, which the allocator serves in a 160-byte block.
     private final class Storage: Sendable {
         let value: String
         let scope: AuthorizationScope
         let receivedAt: Date
         let expiresAt: Date
         let lifetime: TimeInterval
-        let expiresAtUptime: TimeInterval?
-        /// The clock `expiresAtUptime` counts on: uptimes of two clocks do not compare.
-        let uptimeClock: (any WallClock)?
+        /// When the token expires on the uptime of the clock that fetched it: uptimes of
+        /// two clocks do not compare.
+        let uptimeExpiry: (clock: any WallClock, expiresAt: TimeInterval)?
         /// How far the backend's clock ran ahead of the device's when the token arrived.
         let issuerClockOffset: TimeInterval
 
         init(
             value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
-            expiresAtUptime: TimeInterval?, uptimeClock: (any WallClock)?, issuerClockOffset: TimeInterval
+            uptimeExpiry: (clock: any WallClock, expiresAt: TimeInterval)?, issuerClockOffset: TimeInterval
         ) {
             (self.value, self.scope, self.receivedAt, self.expiresAt) = (value, scope, receivedAt, expiresAt)
-            (self.lifetime, self.expiresAtUptime, self.uptimeClock) = (lifetime, expiresAtUptime, uptimeClock)
-            self.issuerClockOffset = issuerClockOffset
+            (self.lifetime, self.uptimeExpiry, self.issuerClockOffset) = (lifetime, uptimeExpiry, issuerClockOffset)
         }
     }
 
@@ -52,19 +53,20 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
 
     /// When the token expires on the uptime of the provider's clock, which no change of the
     /// device's time moves; `nil` for a token FleetAuth did not fetch.
-    package var expiresAtUptime: TimeInterval? { storage.expiresAtUptime }
+    package var expiresAtUptime: TimeInterval? { storage.uptimeExpiry?.expiresAt }
 
     /// Creates a token record. `lifetime` is its life as minted (default: `expiresAt −
-    /// receivedAt`); with `clock`, `expiresAtUptime` counts on that clock's uptime, so that
-    /// anyone can tell its life left whatever clock they hold.
+    /// receivedAt`); `expiresAtUptime` counts on `clock`'s uptime and is kept only with it, so
+    /// that anyone can tell its life left whatever clock they hold.
     package init(
         value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval? = nil,
         expiresAtUptime: TimeInterval? = nil, on clock: (any WallClock)? = nil, issuerClockOffset: TimeInterval = 0
     ) {
         storage = Storage(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt,
-            lifetime: lifetime ?? expiresAt.timeIntervalSince(receivedAt), expiresAtUptime: expiresAtUptime,
-            uptimeClock: clock, issuerClockOffset: issuerClockOffset)
+            lifetime: lifetime ?? expiresAt.timeIntervalSince(receivedAt),
+            uptimeExpiry: clock.flatMap { clock in expiresAtUptime.map { (clock, $0) } },
+            issuerClockOffset: issuerClockOffset)
     }
 
     /// How far the backend's clock (its `Date` header, or an `iat` in the device's future) ran
@@ -74,9 +76,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// The life left: on the uptime of the clock that fetched the token when there is one
     /// (whatever clock the caller holds), else by wall time against `wallNow`.
     package func remainingLife(wallNow: @autoclosure () -> Date) -> TimeInterval {
-        if let clock = storage.uptimeClock, let expiresAtUptime = storage.expiresAtUptime {
-            return expiresAtUptime - clock.uptime()
-        }
+        if let (clock, expiresAtUptime) = storage.uptimeExpiry { return expiresAtUptime - clock.uptime() }
         return expiresAt.timeIntervalSince(wallNow())
     }
 

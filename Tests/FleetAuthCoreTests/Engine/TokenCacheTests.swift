@@ -16,8 +16,8 @@ struct TokenCacheTests {
 
     @Test func storesPeeksAndReplacesWithoutEvicting() {
         var cache = TokenCache(capacity: 2)
-        #expect(cache.store(Self.entry("a"), for: .vehicle("a"))?.scope == nil)
-        #expect(cache.store(Self.entry("a", lifetime: 1800), for: .vehicle("a"))?.scope == nil)
+        #expect(cache.store(Self.entry("a"))?.scope == nil)
+        #expect(cache.store(Self.entry("a", lifetime: 1800))?.scope == nil)
         #expect(cache.count == 1)
         #expect(cache.peek(.vehicle("a"))?.token.lifetime == 1800)
         #expect(cache.peek(.vehicle("b")) == nil)
@@ -25,49 +25,62 @@ struct TokenCacheTests {
 
     @Test func aFullCacheEvictsTheEntryStoredLongestAgo() {
         var cache = TokenCache(capacity: 3)
-        for id in ["a", "b", "c"] { _ = cache.store(Self.entry(id), for: .vehicle(id)) }
+        for id in ["a", "b", "c"] { _ = cache.store(Self.entry(id)) }
         // Lookups do not reorder: a fleet cycling through its vehicles keeps its order.
         _ = cache.use(.vehicle("a"), at: Self.uptime)
-        #expect(cache.store(Self.entry("d"), for: .vehicle("d"))?.scope == .vehicle("a"))
+        #expect(cache.store(Self.entry("d"))?.scope == .vehicle("a"))
         #expect(cache.count == 3)
         // Replacing an entry (a refresh) stores it anew and evicts nothing.
-        #expect(cache.store(Self.entry("b", lifetime: 1800), for: .vehicle("b")) == nil)
-        #expect(cache.store(Self.entry("e"), for: .vehicle("e"))?.scope == .vehicle("c"))
-        let evicted = cache.store(Self.entry("f"), for: .vehicle("f"))
+        #expect(cache.store(Self.entry("b", lifetime: 1800)) == nil)
+        #expect(cache.store(Self.entry("e"))?.scope == .vehicle("c"))
+        let evicted = cache.store(Self.entry("f"))
         #expect(evicted?.scope == .vehicle("d") && evicted?.entry.token.value == "token-d")
         #expect(Set(cache.scopes) == [.vehicle("b"), .vehicle("e"), .vehicle("f")])
     }
 
-    /// Stores that replace entries, and removals, leave no bookkeeping behind: what the
-    /// cache keeps stays proportional to its entries.
-    @Test func replacingEntriesForADayKeepsNothingBehind() {
+    /// Refreshes move an entry to the new end of the store order; removals close their gap
+    /// (the last slot moves into it) without changing the order of the others.
+    @Test func theStoreOrderFollowsRefreshesAndRemovals() {
         var cache = TokenCache(capacity: 1000)
-        for _ in 0..<50 {
-            for index in 0..<100 { _ = cache.store(Self.entry("v\(index)"), for: .vehicle("v\(index)")) }
-        }
-        #expect(cache.count == 100)
-        #expect(cache.bookkeepingCount <= 2 * 100 + 64)
-        for index in 0..<100 { cache.remove(.vehicle("v\(index)")) }
-        for index in 0..<200 { _ = cache.store(Self.entry("w\(index)"), for: .vehicle("w\(index)")) }
-        #expect(cache.bookkeepingCount <= 2 * 200 + 64)
+        for id in ["a", "b", "c", "d", "e"] { _ = cache.store(Self.entry(id)) }
+        _ = cache.store(Self.entry("b", lifetime: 1800))
+        #expect(cache.scopesInStoreOrder.map(\.id) == ["a", "c", "d", "e", "b"])
+        cache.remove(.vehicle("c"))
+        #expect(cache.scopesInStoreOrder.map(\.id) == ["a", "d", "e", "b"])
+        cache.remove(.vehicle("a"))
+        cache.remove(.vehicle("b"))
+        #expect(cache.scopesInStoreOrder.map(\.id) == ["d", "e"])
+        _ = cache.store(Self.entry("f"))
+        _ = cache.store(Self.entry("d", lifetime: 1800))
+        #expect(cache.scopesInStoreOrder.map(\.id) == ["e", "f", "d"])
+        #expect(cache.peek(.vehicle("d"))?.token.lifetime == 1800)
+        #expect(cache.peek(.vehicle("e"))?.token.value == "token-e")
+        cache.removeAll()
+        #expect(cache.scopesInStoreOrder.isEmpty)
+    }
+
+    /// The cache holds each scope twice (its index's key and the token): a scope is its two
+    /// IDs and 8 bytes (hash and kind), 40 bytes on 64-bit platforms, not 48.
+    @Test func aScopeTakesItsIDsAndEightBytes() {
+        #expect(MemoryLayout<AuthorizationScope>.stride == 2 * MemoryLayout<String>.stride + 8)
     }
 
     @Test func aRemovedEntryFreesItsSlotForTheNextStore() {
         var cache = TokenCache(capacity: 2)
-        _ = cache.store(Self.entry("a"), for: .vehicle("a"))
-        _ = cache.store(Self.entry("b"), for: .vehicle("b"))
+        _ = cache.store(Self.entry("a"))
+        _ = cache.store(Self.entry("b"))
         #expect(cache.remove(.vehicle("a"))?.token.value == "token-a")
         #expect(cache.remove(.vehicle("a")) == nil)
-        #expect(cache.store(Self.entry("c"), for: .vehicle("c")) == nil)
+        #expect(cache.store(Self.entry("c")) == nil)
         #expect(cache.count == 2)
         cache.removeAll()
         #expect(cache.count == 0)
-        #expect(cache.store(Self.entry("d"), for: .vehicle("d")) == nil)
+        #expect(cache.store(Self.entry("d")) == nil)
     }
 
     @Test func manyScopesNeverExceedCapacityAndTheNewestSurvive() {
         var cache = TokenCache(capacity: 100)
-        for index in 0..<10_000 { _ = cache.store(Self.entry("v\(index)"), for: .vehicle("v\(index)")) }
+        for index in 0..<10_000 { _ = cache.store(Self.entry("v\(index)")) }
         #expect(cache.count == 100)
         #expect(Set(cache.scopes) == Set((9900..<10_000).map { AuthorizationScope.vehicle("v\($0)") }))
     }
@@ -86,6 +99,7 @@ struct TokenCacheTests {
     @Test func entriesAgreeWithADictionaryThroughThousandsOfStoresRemovalsAndEvictions() {
         var cache = TokenCache(capacity: 300)
         var reference: [AuthorizationScope: String] = [:]
+        var storeOrder: [AuthorizationScope] = []
         var entries: [String: TokenCache.Entry] = [:]
         for step in 0..<6000 {
             let id = "v-\(Int.random(in: 0..<500))"
@@ -93,14 +107,22 @@ struct TokenCacheTests {
             if Int.random(in: 0..<10) < 6 {
                 let entry = entries[id] ?? Self.entry(id)
                 entries[id] = entry
-                if let evicted = cache.store(entry, for: scope) { reference[evicted.scope] = nil }
+                if let evicted = cache.store(entry) {
+                    #expect(evicted.scope == storeOrder.first, "step \(step)")
+                    reference[evicted.scope] = nil
+                    storeOrder.removeFirst()
+                }
                 reference[scope] = entry.token.fingerprint
+                storeOrder.removeAll { $0 == scope }
+                storeOrder.append(scope)
             } else {
                 let removed = cache.remove(scope)
                 #expect((removed != nil) == (reference[scope] != nil), "step \(step)")
                 reference[scope] = nil
+                storeOrder.removeAll { $0 == scope }
             }
             #expect(cache.count == reference.count, "step \(step)")
+            #expect(cache.scopesInStoreOrder == storeOrder, "step \(step)")
             #expect(cache.count <= 300)
         }
         for index in 0..<500 {
