@@ -123,6 +123,7 @@ struct TokenCacheTests {
             }
             #expect(cache.count == reference.count, "step \(step)")
             #expect(cache.scopesInStoreOrder == storeOrder, "step \(step)")
+            #expect(cache.peek(scope)?.token.fingerprint == reference[scope], "step \(step)")
             #expect(cache.count <= 300)
         }
         for index in 0..<500 {
