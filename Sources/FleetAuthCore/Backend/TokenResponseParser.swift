@@ -150,7 +150,7 @@ package struct TokenResponseParser: Sendable {
         if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
         return AuthToken(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
-            lifetime: lifetime, expiresAtUptime: clock.map { $0.uptime() + remaining }, on: clock,
+            lifetime: lifetime, uptimeExpiry: clock.map { ($0, $0.uptime() + remaining) },
             issuerClockOffset: Self.issuerClockOffset(response, claims: claims, receivedAt: receivedAt))
     }
 

@@ -54,8 +54,7 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     }
 
     // The stored properties are declared largest first: with the 1-byte kind last and a
-    // 32-bit hash, a scope takes 40 bytes instead of 48, and the cache holds each of its
-    // scopes twice (its index and the token).
+    // 32-bit hash, a scope takes 40 bytes instead of 48, and every cached token holds one.
 
     /// The vehicle or trip ID.
     public let id: String

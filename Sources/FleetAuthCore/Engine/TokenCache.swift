@@ -1,8 +1,8 @@
 package import Foundation
 
-/// The engine's token cache: entries packed in an array, found through a dictionary by
-/// scope and linked in the order they were stored, so that a full cache evicts the scope
-/// stored longest ago in the same few steps at any size. It has no lock of its own: it
+/// The engine's token cache: entries packed in an array, found through an open-addressed
+/// table of slot numbers and linked in the order they were stored, so that a full cache
+/// evicts the scope stored longest ago in the same few steps at any size. It has no lock of its own: it
 /// lives in ``TokenEngineState``, behind the engine's.
 package struct TokenCache {
     /// A cached token with the moments (uptimes) it turns stale, expiring and unusable. From

@@ -56,16 +56,15 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     package var expiresAtUptime: TimeInterval? { storage.uptimeExpiry?.expiresAt }
 
     /// Creates a token record. `lifetime` is its life as minted (default: `expiresAt −
-    /// receivedAt`); `expiresAtUptime` counts on `clock`'s uptime and is kept only with it, so
-    /// that anyone can tell its life left whatever clock they hold.
+    /// receivedAt`); `uptimeExpiry` is when it expires on the uptime of the clock that
+    /// fetched it, so that anyone can tell its life left whatever clock they hold.
     package init(
         value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval? = nil,
-        expiresAtUptime: TimeInterval? = nil, on clock: (any WallClock)? = nil, issuerClockOffset: TimeInterval = 0
+        uptimeExpiry: (clock: any WallClock, expiresAt: TimeInterval)? = nil, issuerClockOffset: TimeInterval = 0
     ) {
         storage = Storage(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt,
-            lifetime: lifetime ?? expiresAt.timeIntervalSince(receivedAt),
-            uptimeExpiry: clock.flatMap { clock in expiresAtUptime.map { (clock, $0) } },
+            lifetime: lifetime ?? expiresAt.timeIntervalSince(receivedAt), uptimeExpiry: uptimeExpiry,
             issuerClockOffset: issuerClockOffset)
     }
 

@@ -59,10 +59,43 @@ struct TokenCacheTests {
         #expect(cache.scopesInStoreOrder.isEmpty)
     }
 
-    /// The cache holds each scope twice (its index's key and the token): a scope is its two
-    /// IDs and 8 bytes (hash and kind), 40 bytes on 64-bit platforms, not 48.
+    /// Every cached token holds its scope: a scope is its two IDs and 8 bytes (hash and
+    /// kind), 40 bytes on 64-bit platforms (32 on 32-bit ones), not 48.
     @Test func aScopeTakesItsIDsAndEightBytes() {
         #expect(MemoryLayout<AuthorizationScope>.stride == 2 * MemoryLayout<String>.stride + 8)
+    }
+
+    static func entry(for scope: AuthorizationScope) -> TokenCache.Entry {
+        let token = AuthToken(
+            value: "token-\(scope)", scope: scope, receivedAt: now, expiresAt: now.addingTimeInterval(3600),
+            lifetime: 3600)
+        return TokenCache.Entry(token: token, policy: RefreshPolicy())
+    }
+
+    /// Scopes whose searches share one run of places across the end of the cache's first
+    /// index (16 places), and a trip with a vehicle's ID (the same hash, another scope):
+    /// each removal moves the later ones back to the earliest place their search reaches.
+    @Test func collidingScopesAreFoundAfterRemovalsAcrossTheIndexEnd() throws {
+        let homes = Dictionary(grouping: (0..<2000).map { AuthorizationScope.vehicle("c\($0)") }) {
+            $0.hashValue & 15
+        }
+        let first = try #require(homes[14]?.first)
+        let second = try #require(homes[14]?.last)
+        let third = try #require(homes[15]?.first)
+        let fourth = try #require(homes[0]?.first)
+        let trip = AuthorizationScope.trip(first.id)
+        let all = [first, second, third, fourth, trip]
+        var cache = TokenCache(capacity: 7)
+        for scope in all { #expect(cache.store(Self.entry(for: scope)) == nil) }
+        var kept = all
+        for removed in [first, third, second] {
+            #expect(cache.remove(removed)?.token.scope == removed)
+            kept.removeAll { $0 == removed }
+            for scope in all {
+                #expect(cache.peek(scope)?.token.value == (kept.contains(scope) ? "token-\(scope)" : nil), "\(scope)")
+            }
+            #expect(cache.scopesInStoreOrder == kept)
+        }
     }
 
     @Test func aRemovedEntryFreesItsSlotForTheNextStore() {
