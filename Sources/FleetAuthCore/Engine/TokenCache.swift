@@ -2,8 +2,8 @@ package import Foundation
 
 /// The engine's token cache: entries packed in an array, found through an open-addressed
 /// table of slot numbers and linked in the order they were stored, so that a full cache
-/// evicts the scope stored longest ago in the same few steps at any size. It has no lock of its own: it
-/// lives in ``TokenEngineState``, behind the engine's.
+/// evicts the scope stored longest ago in the same few steps at any size. It has no lock of
+/// its own: it lives in ``TokenEngineState``, behind the engine's.
 package struct TokenCache {
     /// A cached token with the moments (uptimes) it turns stale, expiring and unusable. From
     /// ``watchFrom`` on, lookups are recorded and ``staleAt`` moves to the latest moment that
@@ -128,13 +128,13 @@ package struct TokenCache {
     package mutating func use(_ scope: AuthorizationScope, at now: TimeInterval)
         -> (token: AuthToken, freshness: RefreshPolicy.Freshness, aboveFloor: Bool)?
     {
-        guard let slot = slot(of: scope) else { return nil }
+        guard let slot = find(scope)?.slot else { return nil }
         return slots[Int(slot)].use(at: now)
     }
 
     /// The entry for `scope`.
     package func peek(_ scope: AuthorizationScope) -> Entry? {
-        slot(of: scope).map { slots[Int($0)].entry }
+        find(scope).map { slots[Int($0.slot)].entry }
     }
 
     /// Stores `entry` under its token's scope, replacing any earlier one; the entry is then
@@ -144,7 +144,7 @@ package struct TokenCache {
     /// - Returns: the scope evicted to make room and its entry, if any.
     package mutating func store(_ entry: Entry) -> (scope: AuthorizationScope, entry: Entry)? {
         let scope = entry.token.scope
-        if let slot = slot(of: scope) {
+        if let slot = find(scope)?.slot {
             unlink(slot)
             slots[Int(slot)].entry = entry
             append(slot)
@@ -167,8 +167,8 @@ package struct TokenCache {
     /// - Returns: the removed entry, if there was one.
     @discardableResult
     package mutating func remove(_ scope: AuthorizationScope) -> Entry? {
-        guard let slot = slot(of: scope) else { return nil }
-        freePlace(place(of: scope))
+        guard let (place, slot) = find(scope) else { return nil }
+        freePlace(place)
         unlink(slot)
         let removed = slots[Int(slot)].entry
         let last = Int32(slots.count - 1)
@@ -205,11 +205,11 @@ package struct TokenCache {
         newest = slot
     }
 
-    /// The slot that holds `scope`'s entry.
-    private func slot(of scope: AuthorizationScope) -> Int32? {
+    /// Where `scope` is in the index, and the slot that holds its entry.
+    private func find(_ scope: AuthorizationScope) -> (place: Int, slot: Int32)? {
         guard !index.isEmpty else { return nil }
-        let slot = index[place(of: scope)]
-        return slot >= 0 ? slot : nil
+        let place = place(of: scope)
+        return index[place] >= 0 ? (place, index[place]) : nil
     }
 
     /// Where `scope` is in the (not empty) index, or the free place where it would go.
