@@ -9,13 +9,14 @@ import FleetAuthCore
 package final class OrderedQueue: Sendable {
     private struct State {
         var busy = false
-        /// The ticket of the operation holding the turn.
+        /// The operation holding the turn.
         var running: UInt64?
         var submitted = 0
-        var nextTicket: UInt64 = 0
-        /// Waiting operations in order: their ticket and what resumes them (`true`: run).
-        var waiting: [(ticket: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
-        /// Tickets cancelled before their continuation was queued.
+        var nextID: UInt64 = 0
+        /// Waiting operations in the order they took their place, with what resumes them
+        /// (`true`: run).
+        var waiting: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        /// Operations cancelled before they took their place.
         var cancelledEarly: Set<UInt64> = []
     }
     private let state = LockedState(State())
@@ -33,39 +34,44 @@ package final class OrderedQueue: Sendable {
         return try await operation()
     }
 
-    /// How many operations have been submitted so far, finished or not.
+    /// How many operations have taken their place in the queue so far, finished or not.
     package var submittedCount: Int {
         state.withLock { $0.submitted }
     }
 
     /// Whether the caller got its turn (`false`: cancelled while waiting).
+    ///
+    /// An operation takes its place in the queue, is counted as submitted and is admitted
+    /// in one critical section, so the queue's order is the order in which operations were
+    /// counted. (Counting in one section and joining in another let a later operation join
+    /// first.) The identifier only lets the cancellation handler find its operation.
     private func acquire() async -> Bool {
-        let ticket = state.withLock { state -> UInt64 in
-            state.submitted += 1
-            state.nextTicket += 1
-            return state.nextTicket
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let decision = state.withLock { state -> Bool? in
-                    if state.cancelledEarly.remove(ticket) != nil { return false }
+                    state.submitted += 1
+                    if state.cancelledEarly.remove(id) != nil { return false }
                     if state.busy {
-                        state.waiting.append((ticket, continuation))
+                        state.waiting.append((id, continuation))
                         return nil
                     }
                     state.busy = true
-                    state.running = ticket
+                    state.running = id
                     return true
                 }
                 if let decision { continuation.resume(returning: decision) }
             }
         } onCancel: {
             let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                if let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) {
+                if let index = state.waiting.firstIndex(where: { $0.id == id }) {
                     return state.waiting.remove(at: index).continuation
                 }
                 // Admitted already: too late to leave. Not queued yet: it will see this.
-                if state.running != ticket { state.cancelledEarly.insert(ticket) }
+                if state.running != id { state.cancelledEarly.insert(id) }
                 return nil
             }
             waiter?.resume(returning: false)
@@ -80,7 +86,7 @@ package final class OrderedQueue: Sendable {
                 return nil
             }
             let next = state.waiting.removeFirst()
-            state.running = next.ticket
+            state.running = next.id
             return next.continuation
         }
         next?.resume(returning: true)

@@ -12,7 +12,7 @@ struct OrderedQueueTests {
         let running = LockedState(0)
         let maxRunning = LockedState(0)
         await withTaskGroup(of: Void.self) { group in
-            for index in 0..<50 {
+            for index in 0..<200 {
                 group.addTask {
                     try? await queue.run(
                         { () async throws(LeftTheQueue) in
@@ -30,7 +30,7 @@ struct OrderedQueueTests {
                 while queue.submittedCount <= index { await Task.yield() }
             }
         }
-        #expect(log.withLock { $0 } == Array(0..<50))
+        #expect(log.withLock { $0 } == Array(0..<200))
         #expect(maxRunning.withLock { $0 } == 1)
     }
 
