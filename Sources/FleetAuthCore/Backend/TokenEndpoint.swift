@@ -85,6 +85,15 @@ public struct TokenEndpoint: Sendable {
         }
     }
 
+    /// Whether a task context's request differs from its vehicle's: the URL has `{taskId}`,
+    /// the ID goes in a query item (the task's follows), or a `POST` body carries it. When it
+    /// does not, the backend mints a task the vehicle's token. An unusable URL counts as
+    /// naming the task, so nothing is shared on its account.
+    package var requestNamesTask: Bool {
+        guard method == "GET", let template = try? URLTemplate(url) else { return true }
+        return !template.namesTheID || template.placeholders.contains { $0.meaning == .taskID }
+    }
+
     /// The request for `scope`, without the extra headers; throws `invalidConfiguration`
     /// or `insecureEndpoint` when the URL cannot be used.
     package func baseRequest(for scope: AuthorizationScope) throws(FleetAuthError) -> TransportRequest {

@@ -2,9 +2,16 @@ extension TokenEngine {
     /// Drops `tokenValue` for `scope`, which the fleet service rejected (401/403), if it is
     /// still the cached one (a late rejection of an older token causes no second refetch).
     /// The value is remembered either way: a fetch that returns it fails with
-    /// `rejectedTokenReissued`. Returns whether it was dropped.
+    /// `rejectedTokenReissued`. Returns whether it was dropped. For a task that shares its
+    /// vehicle's token, a value the task does not hold is the vehicle's: it is dropped for
+    /// the vehicle and every task it served.
     @discardableResult
     package func invalidate(_ tokenValue: String, for scope: AuthorizationScope) -> Bool {
+        if let vehicle = vehicleScope(sharedBy: scope),
+            state.withLock({ $0.cache.peek(scope)?.token.value != tokenValue })
+        {
+            return invalidate(tokenValue, for: vehicle)
+        }
         let now = clock.uptime()
         let dropped = withState { state -> Bool in
             var rejected = state.rejected[scope] ?? []

@@ -4,6 +4,7 @@ extension TokenEngine {
     /// A stream of `scope`'s token states (`nil`: every scope's), starting with how each
     /// stands now; see ``TokenProvider/tokenStates(for:)``.
     package func tokenStates(of scope: AuthorizationScope?) -> AsyncStream<TokenState> {
+        let scope = scope.map(servingScope(for:))
         let (stream, id) = states.subscribe(to: scope)
         let now = clock.uptime()
         publication.lock()
@@ -29,6 +30,7 @@ extension TokenEngine {
     /// and starts nothing.
     package func tokenState(of scope: AuthorizationScope) -> TokenState {
         let now = clock.uptime()
+        let scope = servingScope(for: scope)
         return state.withLock { $0.tokenState(of: scope, at: now) }
     }
 

@@ -17,6 +17,10 @@ package final class TokenEngine: Sendable {
     let observer: (@Sendable (TokenEvent) -> Void)?
     /// Everything that changes, behind one lock.
     let state: LockedState<TokenEngineState>
+    /// Whether the endpoint's request leaves the task out (no `{taskId}`, no task query item,
+    /// no body), so the backend mints a task context the same token as its vehicle: a task
+    /// then shares its vehicle's token when that token covers it (see `+Tasks`).
+    let tasksShareVehicleTokens: Bool
     /// The streams of ``TokenState`` changes apps watch.
     let states = TokenStateBroadcaster()
     /// Held while publishing token states, so that changes noted under ``state`` by
@@ -45,6 +49,7 @@ package final class TokenEngine: Sendable {
             refresh: configuration.refresh, retry: configuration.retry, rules: configuration.rules,
             emit: { detail in observer?(TokenEvent(detail)) }, randomUnit: randomUnit)
         self.state = LockedState(TokenEngineState(capacity: configuration.cacheCapacity))
+        self.tasksShareVehicleTokens = !configuration.endpoint.requestNamesTask
     }
 
     // MARK: - Getting tokens
@@ -55,7 +60,13 @@ package final class TokenEngine: Sendable {
     @usableFromInline
     nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
         if let token = cachedUsableToken(for: scope) { return token }
-        return try await waitForFetch(try scope.validated())
+        let scope = try scope.validated()
+        if let vehicle = vehicleScope(sharedBy: scope) {
+            // The request would be the vehicle's: its token serves the task if it covers it.
+            let token = try await token(for: vehicle)
+            if token.claims.covers(scope) { return token }
+        }
+        return try await waitForFetch(scope)
     }
 
     /// The cached token for `scope` if it can be handed out now (fresh; stale with a
@@ -65,6 +76,11 @@ package final class TokenEngine: Sendable {
     @usableFromInline
     package func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
         let now = clock.uptime()
+        if let vehicle = vehicleScope(sharedBy: scope),
+            let token = cachedVehicleToken(vehicle, covering: scope, at: now)
+        {
+            return token
+        }
         let lookup = state.withLock { $0.lookUp(scope, at: now) }
         return deliver(lookup, for: scope, at: now)
     }
