@@ -15,28 +15,18 @@ final class PlatformTokenAdapter: NSObject, PlatformAuthorization, Sendable {
     func fetchToken(
         with authorizationContext: PlatformAuthorizationContext?, completion: @escaping PlatformTokenCompletion
     ) {
-        // The block comes from Objective-C, which does not mark it `@Sendable`, but the
-        // platform's contract lets it be called from any thread, once: the provider below
-        // calls it exactly once, from its own task.
-        nonisolated(unsafe) let completion = completion
         // 1. Map the context. The platform's sample asserts when the vehicle ID is missing,
         //    which crashes debug builds and does nothing in release ones; answer with an
         //    error instead (asynchronously, as the contract requires): the SDK reports it
         //    and asks again at the next update.
-        func refuse(_ message: String) {
-            let error = FleetAuthError(code: .invalidContext, message: message)
-            Task { completion(nil, error) }
+        guard let vehicleID = authorizationContext?.vehicleID, !vehicleID.isEmpty else {
+            // `nil` makes the provider answer with a `missingContext` error, asynchronously.
+            return provider.fetchToken(with: nil, completion: completion)
         }
-        guard let authorizationContext else {
-            return refuse("The platform SDK asked for a token without an authorization context.")
-        }
-        guard let vehicleID = authorizationContext.vehicleID, !vehicleID.isEmpty else {
-            return refuse(
-                "The platform SDK asked for a token without a vehicle ID; set the vehicle ID before starting updates.")
-        }
-        let context = DriverAuthorizationContext(vehicleID: vehicleID, taskID: authorizationContext.taskID)
-        // 2. Fetch. DriverTokenProvider calls its completion exactly once and never inside
-        //    this call, even when the token is cached or the provider is released meanwhile.
-        provider.fetchToken(with: context) { token, error in completion(token, error) }
+        let context = DriverAuthorizationContext(vehicleID: vehicleID, taskID: authorizationContext?.taskID)
+        // 2. Fetch. DriverTokenProvider takes the SDK's block as it is, and calls it exactly
+        //    once and never inside this call, even when the token is cached or the provider
+        //    is released meanwhile.
+        provider.fetchToken(with: context, completion: completion)
     }
 }

@@ -70,6 +70,8 @@ package enum ProviderBridge {
     package static func missingContext(_ contextType: String) -> FleetAuthError {
         FleetAuthError(
             reason: .missingContext,
-            message: "fetchToken was called without a \(contextType); pass the context the SDK handed you.")
+            message:
+                "fetchToken was called without a \(contextType) (the SDK passed no authorization context, or one without its vehicle or trip ID); set the ID before updates start, and pass the context the SDK hands you."
+        )
     }
 }

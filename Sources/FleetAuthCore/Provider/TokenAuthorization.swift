@@ -69,6 +69,31 @@ extension TokenAuthorization {
         return AuthToken(unvalidatedValue: value, scope: authorizationContext.scope, receivedAt: Date())
     }
 
+    /// The completion form for a block that Objective-C hands over: the platform SDK's
+    /// `fetchToken(with:completion:)` passes its own completion, which Swift imports without
+    /// `@Sendable`, so an adapter forwards it as it is:
+    ///
+    /// ```swift
+    /// func forward(_ provider: some TokenAuthorization<DriverAuthorizationContext>,
+    ///              completion: @escaping (String?, (any Error)?) -> Void) {
+    ///     provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"), completion: completion)
+    /// }
+    /// ```
+    ///
+    /// It forwards to the `@Sendable` requirement with a wrapper of `completion`.
+    public func fetchToken(
+        with authorizationContext: Context?, completion: @escaping (_ token: String?, _ error: (any Error)?) -> Void
+    ) {
+        // Why handing the block to another thread is safe: the platform's contract lets it be
+        // called from any thread, and the requirement's contract calls it exactly once (our
+        // providers: from their own task, after this call has returned), so no two threads
+        // ever hold it at once. The one place FleetAuth takes that promise on trust, so that
+        // adapters need not.
+        nonisolated(unsafe) let completion = completion
+        let sendable: AuthTokenFetchCompletionHandler = { token, error in completion(token, error) }
+        fetchToken(with: authorizationContext, completion: sendable)
+    }
+
     /// Does nothing and returns `false`: a provider without a cache has nothing to drop.
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context) -> Bool { false }

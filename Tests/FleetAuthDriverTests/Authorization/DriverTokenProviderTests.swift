@@ -91,6 +91,26 @@ struct DriverTokenProviderTests {
         #expect(insideCall.withLock { $0 } == false)
     }
 
+    /// The platform SDK's block, as Swift imports it from Objective-C: not `@Sendable`. It is
+    /// passed on as it is (this test does not compile without that overload), and called once.
+    @Test(arguments: [true, false])
+    func anObjectiveCBlockIsAcceptedAsItIs(cached: Bool) async throws {
+        let fixture = try DriverFixture()
+        if cached { _ = try await fixture.provider.fetchToken(with: context) }
+        let log = CompletionLog()
+        let sdkBlock: (String?, (any Error)?) -> Void = log.handler
+        fixture.provider.fetchToken(with: context, completion: sdkBlock)
+        let call = await log.firstCall()
+        #expect(call.token == (try await fixture.provider.fetchToken(with: context)))
+        #expect(log.calls.count == 1)
+        // Through the protocol too, as an adapter holding `any DriverAuthorization` calls it.
+        let authorization: any DriverAuthorization = fixture.provider
+        let second = CompletionLog()
+        let block: (String?, (any Error)?) -> Void = second.handler
+        authorization.fetchToken(with: nil, completion: block)
+        #expect((await second.firstCall().error as? FleetAuthError)?.reason == .missingContext)
+    }
+
     @Test func completionIsCalledExactlyOnce() async throws {
         let fixture = try DriverFixture()
         let log = CompletionLog()
