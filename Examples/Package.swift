@@ -43,15 +43,29 @@ let package = Package(
             dependencies: [library("FleetAuthDriver")],
             path: "SeedPort"
         ),
+        // A stand-in for the platform driver SDK's Objective-C authorization protocol.
+        .target(name: "PlatformDriverSDK", path: "PlatformDriverSDK"),
         .executableTarget(
             name: "PlatformAdapter",
             dependencies: [
                 "ExampleSupport",
+                "PlatformDriverSDK",
                 library("FleetAuthDriver"),
                 library("FleetAuthURLSession"),
                 library("FleetAuthInMemory"),
             ],
             path: "PlatformAdapter"
+        ),
+        .executableTarget(
+            name: "DeliveryAdapter",
+            dependencies: [
+                "ExampleSupport",
+                "PlatformDriverSDK",
+                library("FleetAuthDriver"),
+                library("FleetAuthURLSession"),
+                library("FleetAuthInMemory"),
+            ],
+            path: "DeliveryAdapter"
         ),
         .executableTarget(
             name: "CustomTransport",
@@ -67,9 +81,11 @@ let package = Package(
         .testTarget(
             name: "ExamplesTests",
             dependencies: [
-                "DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "PlatformAdapter", "ExampleSupport",
+                "DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "PlatformAdapter", "DeliveryAdapter",
+                "PlatformDriverSDK", "ExampleSupport",
                 library("FleetAuthCore"),
                 library("FleetAuthDriver"),
+                library("FleetAuthURLSession"),
             ]
         ),
         // What an app team's own tests do: metrics by event kind, a token's state at a moment,

@@ -61,12 +61,13 @@ public struct CommandLineOptions {
         return best.flatMap { $0.1 <= 2 ? $0.0 : nil }
     }
 
-    /// The token endpoint at `url` as `--format`, `--header` and `--timeout` (seconds each
-    /// attempt may take; default 15) describe it.
-    public func endpoint(url: String) throws -> TokenEndpoint {
+    /// The token endpoint at `url` as `--format` (default `defaultFormat`), `--header` and
+    /// `--timeout` (seconds each attempt may take; default 15) describe it.
+    public func endpoint(url: String, defaultFormat: TokenResponseFormat = .tokenOnly) throws -> TokenEndpoint {
         let headers = try headers()  // the app's credential; never printed
         return TokenEndpoint(
-            url: url, format: try format(), headers: { _ in headers }, timeout: try number("timeout") ?? 15)
+            url: url, format: try format(default: defaultFormat), headers: { _ in headers },
+            timeout: try number("timeout") ?? 15)
     }
 
     /// The last value given for `--name`, if any.
@@ -131,9 +132,9 @@ public struct CommandLineOptions {
     /// The names `--format` takes.
     public static let formatNames = formats.map(\.key).joined(separator: ", ")
 
-    /// The preset named by `--format`, or `tokenOnly`.
-    public func format() throws -> TokenResponseFormat {
-        guard let name = value("format") else { return .tokenOnly }
+    /// The preset named by `--format`, or `defaultFormat`.
+    public func format(default defaultFormat: TokenResponseFormat = .tokenOnly) throws -> TokenResponseFormat {
+        guard let name = value("format") else { return defaultFormat }
         return try Self.format(named: name)
     }
 

@@ -1,6 +1,6 @@
 // PlatformAdapter: FleetAuth's provider handed to the platform driver SDK through the few
 // lines of adapter an app writes (`PlatformTokenAdapter.swift`), against a stand-in of the
-// SDK's protocol (`PlatformSDK.swift`).
+// SDK's protocol (the `PlatformDriverSDK` module).
 //
 //   swift run --package-path Examples PlatformAdapter   # embedded in-memory token backend
 //   swift run --package-path Examples PlatformAdapter --token-url 'https://api.example.com/token/driver/{vehicleId}' \
@@ -14,6 +14,7 @@ import FleetAuthDriver
 import FleetAuthInMemory
 import FleetAuthURLSession
 import Foundation
+import PlatformDriverSDK
 
 @main
 struct PlatformAdapterExample {

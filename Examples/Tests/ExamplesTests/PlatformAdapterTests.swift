@@ -1,5 +1,6 @@
 import FleetAuthDriver
 import Foundation
+import PlatformDriverSDK
 import Testing
 
 @testable import PlatformAdapter

@@ -1,21 +1,25 @@
 // A stand-in for the platform driver SDK's authorization protocol and context, as Swift
 // imports them from Objective-C (under neutral names; the real ones carry the SDK's
-// prefix). The real SDK is closed source and Apple-only: this file lets the adapter in
-// `PlatformTokenAdapter.swift` compile and run anywhere, against the same shapes.
-import Foundation
+// prefix). The real SDK is closed source and Apple-only: this module lets the adapters of
+// `PlatformAdapter` and `DeliveryAdapter` compile and run anywhere, against the same shapes.
+// The on-demand and delivery driver SDKs share this protocol and its context.
+public import Foundation
 
 /// The completion block of the platform's protocol, as Swift imports it: not `@Sendable`,
 /// and callable from any thread.
-typealias PlatformTokenCompletion = (_ token: String?, _ error: (any Error)?) -> Void
+public typealias PlatformTokenCompletion = (_ token: String?, _ error: (any Error)?) -> Void
 
 /// The platform SDK's authorization context: an Objective-C object whose vehicle ID the
 /// SDK fills in at each update (`nil` if it has none yet), and for delivery fleets the task.
 /// Immutable, so it may cross threads.
-final class PlatformAuthorizationContext: NSObject, Sendable {
-    let vehicleID: String?
-    let taskID: String?
+public final class PlatformAuthorizationContext: NSObject, Sendable {
+    /// The vehicle, `nil` before the app has set it.
+    public let vehicleID: String?
+    /// The delivery task a task call is for, `nil` otherwise.
+    public let taskID: String?
 
-    init(vehicleID: String?, taskID: String? = nil) {
+    /// Creates a context.
+    public init(vehicleID: String?, taskID: String? = nil) {
         self.vehicleID = vehicleID
         self.taskID = taskID
     }
@@ -23,7 +27,7 @@ final class PlatformAuthorizationContext: NSObject, Sendable {
 
 /// The platform SDK's authorization protocol: an `NSObject` that supplies tokens. The SDK
 /// calls it from its own threads, so a conforming object must be thread-safe (`Sendable`).
-protocol PlatformAuthorization: NSObjectProtocol, Sendable {
+public protocol PlatformAuthorization: NSObjectProtocol, Sendable {
     /// The contract: call `completion` exactly once, asynchronously, with a token or an error.
     func fetchToken(
         with authorizationContext: PlatformAuthorizationContext?, completion: @escaping PlatformTokenCompletion)
@@ -31,31 +35,35 @@ protocol PlatformAuthorization: NSObjectProtocol, Sendable {
 
 /// What the platform SDK does with the provider it is given, reduced to what matters here:
 /// it asks for a token from its own queue and checks how the completion is called.
-final class PlatformDriverSDK: @unchecked Sendable {
+public final class PlatformDriverSDK: @unchecked Sendable {
     // Safe because `answers` is only touched while `lock` is held; `authorization` is a
     // constant the SDK only calls through its thread-safe contract.
     /// How one request for a token ended.
-    struct Answer: Sendable {
-        let token: String?
-        let error: String?
+    public struct Answer: Sendable {
+        /// The token it completed with.
+        public let token: String?
+        /// The error it completed with, as the SDK would log it.
+        public let error: String?
         /// Completions seen for this request: the contract says exactly one.
-        let completions: Int
+        public let completions: Int
         /// Whether the completion ran before `fetchToken` had returned, on the asking thread.
-        let calledSynchronously: Bool
+        public let calledSynchronously: Bool
     }
 
     private let authorization: any PlatformAuthorization
     private let queue = DispatchQueue(label: "platform-sdk")
     private let lock = NSLock()
 
-    init(authorization: any PlatformAuthorization) {
+    /// Creates the SDK with the app's authorization object.
+    public init(authorization: any PlatformAuthorization) {
         self.authorization = authorization
     }
 
     /// Asks for a token for `context` as the SDK does before a location update, and returns
     /// how the request ended once it has, waiting up to `patience` seconds for more
     /// completions than one.
-    func requestToken(for context: PlatformAuthorizationContext?, patience: TimeInterval = 0.05) async -> Answer {
+    public func requestToken(for context: PlatformAuthorizationContext?, patience: TimeInterval = 0.05) async -> Answer
+    {
         let record = Record()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async { [authorization] in
