@@ -40,6 +40,11 @@ struct FleetAuthBench {
             print(try await SimulatorBench.run(vehicles: Int(vehicles)))
             return
         }
+        if let vehicles = option("--delivery") {
+            // Only delivery vehicles working their tasks, at the size given.
+            print(try await DeliveryBench.run(vehicles: Int(vehicles)))
+            return
+        }
         if let capacity = option("--store") {
             // Only the cost of a fetch that stores into a full cache of the capacity given.
             print(try await SimulatorBench.storeIntoFullCache(capacity: Int(capacity)))
@@ -61,6 +66,8 @@ struct FleetAuthBench {
         let scaleContexts = quick ? 10_000 : 100_000
         progress("memory and lookup at \(scaleContexts) contexts")
         let scale = try await Benchmarks.scale(contexts: scaleContexts)
+        progress("delivery vehicles working 100 tasks a day")
+        let delivery = try await DeliveryBench.run(vehicles: quick ? 3 : 20)
         progress("refresh policies through token-backend outages")
         let outages = try await OutageBench.run(quick: quick)
         progress("a fleet that starts together")
@@ -138,6 +145,16 @@ struct FleetAuthBench {
                 "\(f(scale.lookupNanosecondsAtTen)) ns", "ratio \(f(scale.ratio, 2))"
             ),
         ]
+        rows.append(
+            (
+                "delivery: a vehicle and 100 of its tasks in a row", "\(delivery.requestsForAVehicleAndAHundredTasks)",
+                "token requests", "goal ≤ 2"
+            ))
+        rows.append(
+            (
+                "delivery, \(delivery.vehicles) vehicles, \(delivery.tasksPerVehicleDay) tasks a day",
+                "\(f(delivery.requestsPerVehicleDay, 1))", "token requests per vehicle-day", "goal ≤ 28"
+            ))
         for run in simulators {
             rows.append(
                 (
@@ -244,6 +261,8 @@ struct FleetAuthBench {
                         "seconds_per_simulated_hour": $0.secondsPerSimulatedHour,
                     ] as [String: Any]
                 },
+                "delivery_requests_vehicle_and_100_tasks": delivery.requestsForAVehicleAndAHundredTasks,
+                "delivery_requests_per_vehicle_day": delivery.requestsPerVehicleDay,
                 "full_cache_store_seconds_1000": storeSmall,
                 "full_cache_store_seconds_large": storeBig,
                 "full_cache_store_large_contexts": bigSimulator,
