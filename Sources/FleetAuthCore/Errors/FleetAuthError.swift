@@ -175,7 +175,7 @@ public struct FleetAuthError: Error, CustomStringConvertible {
         var details: [String] = []
         if let scope { details.append(scope.description) }
         if let status { details.append("HTTP \(status)") }
-        if let url { details.append(Self.redacted(url)) }
+        if let redactedURL { details.append(redactedURL) }
         let suffix = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
         return "FleetAuthError.\(summary)\(suffix): \(message)"
     }
@@ -184,6 +184,9 @@ public struct FleetAuthError: Error, CustomStringConvertible {
     package var summary: String {
         reason.rawValue == code.description ? code.description : "\(code)/\(reason)"
     }
+
+    /// The backend URL as sent, safe to show: see `redacted(_:)`.
+    package var redactedURL: String? { url.map(Self.redacted) }
 
     /// The URL as sent, without user info or fragment, and with the value of any query item
     /// whose name suggests a secret (key, token, secret, password, auth, credential,

@@ -65,9 +65,11 @@ extension AuthorizedCaller {
             throw FleetServiceError(
                 fault: .token, message: (cause ?? error).message, scope: scope, underlyingError: cause ?? error)
         } catch {
+            // The token URL as sent, which the message of a 404 or a refused credential needs.
+            let url = (error as? FleetAuthError)?.redactedURL.map { " (token URL \($0))" } ?? ""
             throw FleetServiceError(
                 fault: .token,
-                message: "No token could be fetched for \(scope): \(TransportFailureReason.describe(error))",
+                message: "No token could be fetched for \(scope)\(url): \(TransportFailureReason.describe(error))",
                 scope: scope,
                 underlyingError: error)
         }

@@ -69,6 +69,26 @@ struct FleetCallErrorTests {
         }
     }
 
+    /// The README's promise: a 404 from the token backend names the token URL as sent, also
+    /// when it reaches the app through the reporter.
+    @Test func aTokenBackend404ReachesTheReporterWithTheTokenURL() async throws {
+        let f = try ReporterFixture()
+        f.transport.setFaultInjector { request, _ in
+            request.url.host == "backend.example.com" ? .status(404) : nil
+        }
+        let reporter = try f.reporter("v-42")
+        do {
+            _ = try await reporter.report(f.location())
+            Issue.record("expected a token fault")
+        } catch {
+            #expect(error.fault == .token)
+            #expect(
+                error.message.hasPrefix(
+                    "No token could be fetched for vehicle v-42 (token URL https://backend.example.com/driver-token?vehicleId=v-42): "
+                ), "\(error.message)")
+        }
+    }
+
     @Test func aFleetService404NamesTheMethodAndPath() async throws {
         let f = try ReporterFixture()
         let reporter = try f.reporter("v-42")
