@@ -196,18 +196,13 @@ extension EndpointChecker {
 
     func checkAuthorization(_ claims: JWTClaims, into findings: inout [Finding]) {
         let scope = options.scope
+        let rules = self.rules(for: claims)
         if rules.fleetViolation(in: claims, for: scope) != nil {
-            let other = options.fleet.other
-            findings.append(
-                Finding(
-                    "authorization", .failure,
-                    "names the vehicle under `\(other.vehicleClaimKey)` (\(other) fleets); \(options.fleet == .delivery ? "a" : "an") \(options.fleet) vehicle needs `\(options.fleet.vehicleClaimKey)`",
-                    fix:
-                        "mint the token for the \(options.fleet) fleet, or pass --fleet \(other) if the vehicle is \(other)"
-                ))
+            findings.append(fleetMismatchFinding(rules.fleet))
             return
         }
-        let keys = scope.kind == .vehicle ? [options.fleet.vehicleClaimKey] : scope.kind.claimKeys
+        if let inferred = inferredFleetFinding(claims) { findings.append(inferred) }
+        let keys = scope.kind == .vehicle ? [rules.fleet.vehicleClaimKey] : scope.kind.claimKeys
         let named = claims.authorization.filter { keys.contains($0.key.lowercased()) }
         let granted = named.flatMap(\.value)
         if granted.contains(scope.id) {
