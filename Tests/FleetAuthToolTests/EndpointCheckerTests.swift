@@ -87,7 +87,10 @@ struct EndpointCheckerTests {
     }
 
     @Test(arguments: [
-        ("/token/delivery_driver/{vehicleId}", [String](), "`deliveryvehicleid` (delivery fleets)", "--fleet delivery"),
+        (
+            "/token/delivery_driver/{vehicleId}", ["--fleet", "on-demand"], "`deliveryvehicleid` (delivery fleets)",
+            "--fleet delivery"
+        ),
         ("/token/driver/{vehicleId}", ["--fleet", "delivery"], "`vehicleid` (on-demand fleets)", "--fleet on-demand"),
     ])
     func aTokenForTheOtherFlavorFailsNamingBothKeys(path: String, flags: [String], found: String, hint: String) async {
@@ -421,7 +424,7 @@ struct ReadmeCheckerReportTests {
         let server = try LoopbackServer.running()
         let sample = try #require(
             ReadmeSample(
-                startingWith: "fleetauth check-endpoint ",
+                startingWith: "fleetauth check-endpoint http://127.0.0.1:8080/token/swift-sample",
                 readme: ReadmeSample.document("Sources/FleetAuthCore/Documentation.docc/CheckingYourTokenEndpoint.md")))
         // The article quotes this command: a backend that sends milliseconds under a seconds key
         // and mints wildcard tokens.
@@ -431,6 +434,22 @@ struct ReadmeCheckerReportTests {
             "--vehicle-id", "v-42",
         ])
         #expect(run.status == 1)
+        let difference = sample.firstDifference(from: run.output)
+        #expect(difference == nil, "\(difference ?? "")")
+    }
+
+    /// The delivery sample backend's driver route, checked without --fleet: it passes,
+    /// names the fleet and ends with the provider in Swift.
+    @Test func theQuotedDeliveryReportMatchesTheCheckersOutput() async throws {
+        let server = try LoopbackServer.running()
+        let sample = try #require(
+            ReadmeSample(
+                startingWith: "fleetauth check-endpoint http://127.0.0.1:8080/token/delivery_driver/",
+                readme: ReadmeSample.document("Sources/FleetAuthCore/Documentation.docc/CheckingYourTokenEndpoint.md")))
+        let run = await CommandRun.checkEndpoint([
+            "--url", server.url("/token/delivery_driver/{vehicleId}"), "--vehicle-id", "dv-9",
+        ])
+        #expect(run.status == 0, "\(run.output)")
         let difference = sample.firstDifference(from: run.output)
         #expect(difference == nil, "\(difference ?? "")")
     }

@@ -28,12 +28,15 @@ package struct TokenResponseParser: Sendable {
 
     /// Parses and validates `response`, received at `receivedAt` (device clock), as a token for
     /// `scope`; with `clock`, the token's monotonic expiry counts on that clock's uptime.
+    /// `credentialSent`: whether the request carried a credential, for the message of a 401
+    /// or 403 (see ``statusError(_:scope:credentialSent:)``).
     package func token(
         from response: TransportResponse, for scope: AuthorizationScope, receivedAt: Date,
-        clock: (any WallClock)? = nil
+        clock: (any WallClock)? = nil, credentialSent: Bool? = nil
     ) throws(FleetAuthError) -> AuthToken {
         do {
-            return try parse(response, scope: scope, receivedAt: receivedAt, clock: clock)
+            return try parse(
+                response, scope: scope, receivedAt: receivedAt, clock: clock, credentialSent: credentialSent)
         } catch {
             throw error.adding(scope: scope, url: response.url)
         }
@@ -63,9 +66,10 @@ package struct TokenResponseParser: Sendable {
     }
 
     private func parse(
-        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, clock: (any WallClock)?
+        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, clock: (any WallClock)?,
+        credentialSent: Bool?
     ) throws(FleetAuthError) -> AuthToken {
-        if let error = statusError(response, scope: scope) { throw error }
+        if let error = statusError(response, scope: scope, credentialSent: credentialSent) { throw error }
         guard response.body.count <= maximumResponseBytes else {
             throw FleetAuthError(
                 reason: .responseTooLarge,
@@ -139,60 +143,12 @@ package struct TokenResponseParser: Sendable {
         }
         if let violation = rules.audienceViolation(in: claims) { throw violation }
         if let violation = rules.fleetViolation(in: claims, for: scope) { throw violation }
-        guard claims.covers(scope) else {
-            let named = claims.authorizationSummary
-            throw FleetAuthError(
-                reason: .scopeMismatch,
-                message:
-                    "The token's `authorization` claim (\(named.isEmpty ? "absent" : named)) does not name \(scope). \(Self.howTheIDWasSent(response.url, scope: scope)) Mint the token for the ID in the request."
-            )
-        }
+        guard claims.covers(scope) else { throw scopeMismatch(claims, scope: scope, url: response.url) }
         if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
         return AuthToken(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
             lifetime: lifetime, uptimeExpiry: clock.map { ($0, $0.uptime() + remaining) },
             issuerClockOffset: Self.issuerClockOffset(response, claims: claims, receivedAt: receivedAt))
-    }
-
-    /// Where the request named the ID: in the query, added because the URL has no
-    /// placeholder, or in the path.
-    private static func howTheIDWasSent(_ url: URL?, scope: AuthorizationScope) -> String {
-        let items = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems } ?? []
-        guard let item = items.first(where: { $0.value == scope.id }) else {
-            return "The request named it in the URL's path."
-        }
-        return
-            "The request named it as the query item `\(item.name)=\(scope.id)`, which FleetAuth adds when the TokenEndpoint's `url` has no placeholder: make the backend read it, or put \(URLTemplate.placeholderList(for: [scope.kind])) in the URL where the backend expects the ID."
-    }
-
-    /// The error the SDK makes of a non-2xx answer (transient for 408, 425, 429 and 5xx) to a
-    /// request for `scope`; `nil` for 2xx.
-    package func statusError(_ response: TransportResponse, scope: AuthorizationScope? = nil) -> FleetAuthError? {
-        switch response.status {
-        case 200...299: return nil
-        case 300...399:
-            return FleetAuthError(
-                reason: .redirectRefused,
-                message:
-                    "The backend redirected (HTTP \(response.status)); token requests do not follow redirects, so the app's credential cannot leak to another host. Point the endpoint at the final URL.",
-                status: response.status)
-        default:
-            let retryAfter = Self.retryAfter(response)
-            let hint =
-                switch response.status {
-                case 401, 403:
-                    "the backend refused the app's credential; check what the TokenEndpoint's `headers` closure sends"
-                case 404:
-                    "check the TokenEndpoint's `url`: its path, and that it names the ID where the backend expects it (\(URLTemplate.placeholderList(for: scope.map { [$0.kind] } ?? [])), or the query item FleetAuth adds without one)"
-                case 429: "the backend is rate-limiting; FleetAuth backs off"
-                case 500...599: "the backend failed; FleetAuth retries with backoff"
-                default: "check the endpoint configuration"
-                }
-            let said = Self.excerpt(of: response.body).map { " The backend said: \($0)" } ?? ""
-            return FleetAuthError(
-                reason: .unexpectedStatus, message: "The backend answered HTTP \(response.status): \(hint).\(said)",
-                status: response.status, retryAfter: retryAfter)
-        }
     }
 
     /// The token and the body's expiry number (if the format has one), without any
@@ -316,32 +272,5 @@ package struct TokenResponseParser: Sendable {
         case is [String: Any]: "an object"
         default: JSONNumber.value(value) == nil ? "a boolean" : "a number"
         }
-    }
-
-    /// The start of an error body, for a message: at most 160 characters on one line, with
-    /// anything token-shaped (a run of 24 or more base64url or dot characters) hidden; `nil`
-    /// when the body is empty or not text.
-    package static func excerpt(of body: Data) -> String? {
-        guard let text = String(data: body.prefix(4096), encoding: .utf8) else { return nil }
-        let line = text.components(separatedBy: .newlines).joined(separator: " ")
-            .replacingOccurrences(of: "[A-Za-z0-9_=.+/-]{24,}", with: "<hidden>", options: .regularExpression)
-            .trimmingCharacters(in: .whitespaces)
-        guard !line.isEmpty else { return nil }
-        return line.count > 160 ? "\(line.prefix(160))…" : line
-    }
-
-    /// The `Date` header, if present and well-formed (IMF-fixdate).
-    package static func serverDate(_ response: TransportResponse) -> Date? {
-        response.header("Date").flatMap(HTTPDate.parse)
-    }
-
-    /// `Retry-After` in seconds, from delta-seconds or an HTTP date.
-    package static func retryAfter(_ response: TransportResponse) -> TimeInterval? {
-        guard let raw = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else {
-            return nil
-        }
-        if let seconds = Double(raw), seconds.isFinite, seconds >= 0 { return min(seconds, 86_400) }
-        guard let date = HTTPDate.parse(raw), let now = serverDate(response) else { return nil }
-        return max(0, date.timeIntervalSince(now))
     }
 }

@@ -43,9 +43,11 @@ package struct TokenFetcher: Sendable {
         let start = clock.uptime()
         return await retrying(scope, firstAttempt: firstAttempt, deadline: deadline, shouldRetry: shouldRetry) {
             attemptDeadline, attempt in
-            await sendOnce(scope, attempt: attempt, deadline: attemptDeadline).flatMap { response in
+            await sendOnce(scope, attempt: attempt, deadline: attemptDeadline).flatMap { answer in
                 Result { () throws(FleetAuthError) -> AuthToken in
-                    let token = try parser.token(from: response, for: scope, receivedAt: clock.now(), clock: clock)
+                    let token = try parser.token(
+                        from: answer.response, for: scope, receivedAt: clock.now(), clock: clock,
+                        credentialSent: answer.credentialSent)
                     if let refused = refusal(token) { throw refused }
                     return token
                 }
@@ -69,8 +71,11 @@ package struct TokenFetcher: Sendable {
         return await retrying(scope, deadline: { deadline }) { _, attempt, retryAt in
             attempt < attempts && retryAt < deadline
         } attempt: { attemptDeadline, attempt in
-            await sendOnce(scope, attempt: attempt, deadline: attemptDeadline).flatMap { response in
-                if let error = parser.statusError(response, scope: scope), error.isTransient {
+            await sendOnce(scope, attempt: attempt, deadline: attemptDeadline).flatMap { answer in
+                let response = answer.response
+                if let error = parser.statusError(response, scope: scope, credentialSent: answer.credentialSent),
+                    error.isTransient
+                {
                     return .failure(error.adding(scope: scope, url: response.url))
                 }
                 return .success(response)
@@ -115,12 +120,19 @@ package struct TokenFetcher: Sendable {
         }
     }
 
+    /// An answer to one request, and whether the request carried a credential (a header
+    /// ``CredentialHeader`` names one by): a 401 or 403 message tells the two cases apart.
+    private struct Answer {
+        let response: TransportResponse
+        let credentialSent: Bool
+    }
+
     /// One request, bounded by the endpoint's timeout and what is left of the deadline (on the
     /// injected clock, so it is testable): the answer (any status), or why there was none.
     /// `fetchStarted` is emitted once the request is built, so only for a request sent: a
     /// failed `headers` closure ends the attempt before it.
     private func sendOnce(_ scope: AuthorizationScope, attempt: Int, deadline: TimeInterval) async
-        -> Result<TransportResponse, FleetAuthError>
+        -> Result<Answer, FleetAuthError>
     {
         var request: TransportRequest
         do {
@@ -169,7 +181,7 @@ package struct TokenFetcher: Sendable {
                     reason: .timedOut, message: "The token backend did not answer within \(seconds) s, \(bound).",
                     scope: scope, url: request.url))
         }
-        return .success(response)
+        return .success(Answer(response: response, credentialSent: CredentialHeader.carriesCredential(sent.headers)))
     }
 
     /// The error of a cancelled fetch: only `invalidateAll()` cancels one.

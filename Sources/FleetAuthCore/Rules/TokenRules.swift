@@ -58,10 +58,16 @@ public struct TokenRules: Sendable, Hashable {
     package func audienceViolation(in claims: JWTClaims) -> FleetAuthError? {
         guard let expectedAudience, !claims.audience.contains(expectedAudience) else { return nil }
         let found = claims.audience.isEmpty ? "none" : claims.audience.map { "\"\($0)\"" }.joined(separator: ", ")
+        let setting =
+            if claims.audience.count == 1 {
+                "or, if your fleet service expects \(found), set `TokenRules(expectedAudience: \(found))`"
+            } else {
+                "or, if your fleet service expects another audience, set it with `TokenRules(expectedAudience:)`"
+            }
         return FleetAuthError(
             reason: .audienceMismatch,
             message:
-                "The token's audience (aud: \(found)) is not \"\(expectedAudience)\", so the fleet service would reject it; mint it for that audience, or configure the expected audience if yours differs."
+                "The token's audience (aud: \(found)) is not \"\(expectedAudience)\", so the fleet service would reject it; mint it for that audience, \(setting)."
         )
     }
 

@@ -19,8 +19,8 @@ package enum FleetAuthCommand {
 
         --token-key, --expiry-key, --expiry-unit: a body with key names of its own; UNIT is
         seconds, milliseconds (absolute Unix time) or seconds-from-now.
-        --fleet: the flavor whose claim key must name the vehicle (default on-demand:
-        vehicleid; delivery: deliveryvehicleid).
+        --fleet: the flavor whose claim key must name the vehicle (on-demand: vehicleid;
+        delivery: deliveryvehicleid); without it, the one the token's claim key names.
         --audience: the aud tokens must name, as the SDK requires (default
         \(TokenRules.fleetServiceAudience)); none skips the check.
         --allow-insecure-http: plain http to a host other than loopback, as the SDK's
@@ -80,7 +80,7 @@ package enum FleetAuthCommand {
         var tokenKey: String?
         var expiryKey: String?
         var expiryUnit: TokenResponseFormat.ExpiryUnit?
-        var fleet = FleetFlavor.onDemand
+        var fleet: FleetFlavor?
         var allowsInsecureHTTP = false
         var rest = arguments.dropFirst()[...]
         func value(_ flag: String) throws(UsageError) -> String {

@@ -71,11 +71,12 @@ extension EndpointChecker {
     func statusFix(_ status: Int) -> String {
         switch status {
         case 401, 403:
-            guard !options.headers.isEmpty else {
-                return
-                    "the backend wants the app's credential: send it with --header 'Authorization: Bearer <credential>'"
-            }
             let names = options.headers.keys.sorted().joined(separator: ", ")
+            guard CredentialHeader.carriesCredential(options.headers) else {
+                let others = names.isEmpty ? "" : "; --header sent only \(names)"
+                return
+                    "no credential was sent (no Authorization header\(others)): the backend wants the app's credential: send it with --header 'Authorization: Bearer <credential>'"
+            }
             return
                 "the backend refused the credential sent with --header (\(names)): use a current one of a signed-in user of this backend, with the header name and scheme it expects"
         case 404:

@@ -101,6 +101,18 @@ extension EndpointChecker {
         }
     }
 
+    /// The fix for a token of another audience: mint it for `expected`, or name the one the
+    /// token has with `--audience` and `TokenRules(expectedAudience:)` if the fleet service
+    /// expects that one.
+    func audienceFix(expected: String, found: [String]) -> String {
+        guard found.count == 1, let audience = found.first else {
+            return
+                "mint tokens for \(expected), or, if your fleet service expects another audience, pass it with --audience (Swift: TokenRules(expectedAudience:))"
+        }
+        return
+            "mint tokens for \(expected), or, if your fleet service expects \(audience), pass --audience \(audience) (Swift: TokenRules(expectedAudience: \(Self.literal(audience))))"
+    }
+
     func checkHeader(_ claims: JWTClaims, into findings: inout [Finding]) {
         let alg = claims.algorithm ?? "none"
         switch alg {
@@ -121,7 +133,7 @@ extension EndpointChecker {
             findings.append(
                 Finding(
                     "aud", .failure, "\(found), expected \(expected)",
-                    fix: "mint tokens for \(expected), or pass --audience with the audience yours uses"))
+                    fix: audienceFix(expected: expected, found: claims.audience)))
         } else if claims.audience.isEmpty {
             findings.append(Finding("aud", .warning, "missing (not checked: --audience none)"))
         } else {
@@ -191,61 +203,6 @@ extension EndpointChecker {
         } else {
             let issued = claims.issuedLifetime.map { "\(Int($0)) s lifetime, " } ?? ""
             findings.append(Finding("lifetime", .ok, "\(issued)\(Int(remaining)) s left"))
-        }
-    }
-
-    func checkAuthorization(_ claims: JWTClaims, into findings: inout [Finding]) {
-        let scope = options.scope
-        if rules.fleetViolation(in: claims, for: scope) != nil {
-            let other = options.fleet.other
-            findings.append(
-                Finding(
-                    "authorization", .failure,
-                    "names the vehicle under `\(other.vehicleClaimKey)` (\(other) fleets); \(options.fleet == .delivery ? "a" : "an") \(options.fleet) vehicle needs `\(options.fleet.vehicleClaimKey)`",
-                    fix:
-                        "mint the token for the \(options.fleet) fleet, or pass --fleet \(other) if the vehicle is \(other)"
-                ))
-            return
-        }
-        let keys = scope.kind == .vehicle ? [options.fleet.vehicleClaimKey] : scope.kind.claimKeys
-        let named = claims.authorization.filter { keys.contains($0.key.lowercased()) }
-        let granted = named.flatMap(\.value)
-        if granted.contains(scope.id) {
-            guard claims.covers(scope) else {
-                let tasks = claims.authorization.filter { JWTClaims.taskClaimKeys.contains($0.key.lowercased()) }
-                let shown = tasks.map { "\($0.key): \($0.value.isEmpty ? "[]" : $0.value.joined(separator: ", "))" }
-                findings.append(
-                    Finding(
-                        "authorization", .failure,
-                        "names \(scope.kind) \(scope.id), but its task claim (\(shown.sorted().joined(separator: "; "))) does not name task \(scope.taskID ?? "")",
-                        fix:
-                            "mint the token with taskid (or taskids) naming the requested task, or without a task claim"
-                    ))
-                return
-            }
-            let key = named.keys.sorted().joined(separator: ", ")
-            findings.append(Finding("authorization", .ok, "covers \(scope) under `\(key)`"))
-        } else if granted.contains(JWTClaims.wildcard) {
-            findings.append(
-                rules.wildcardViolation(in: claims, for: scope) == nil
-                    ? Finding(
-                        "authorization", .warning, "wildcard \"*\" (allowed by --allow-wildcard)",
-                        fix: "mint tokens for one \(scope.kind) in apps")
-                    : Finding(
-                        "authorization", .failure, "wildcard \"*\": one phone could act on every \(scope.kind)",
-                        fix: "mint the token for the requested ID, or pass --allow-wildcard for a trusted server"))
-        } else {
-            let named = claims.authorizationSummary
-            let inQuery = (try? URLTemplate(options.url))?.namesTheID == false
-            let sent =
-                inQuery
-                ? "; the ID went as the query item \(scope.kind.queryItemName)=\(scope.id), added because --url has no placeholder: make the backend read it, or put \(URLTemplate.placeholderList(for: [scope.kind])) in --url"
-                : ""
-            findings.append(
-                Finding(
-                    "authorization", .failure,
-                    named.isEmpty ? "no authorization claim" : "does not name \(scope) (\(named))",
-                    fix: "mint the token for the requested ID under authorization.\(scope.kind.claimKeys[0])\(sent)"))
         }
     }
 

@@ -28,8 +28,9 @@ package struct EndpointChecker: Sendable {
         /// Seconds the request may take: bounds the whole exchange on the checker's clock,
         /// as the SDK bounds each attempt.
         package var timeout: TimeInterval
-        /// The fleet flavor whose claim key must name the vehicle, as the SDK's rules.
-        package var fleet: FleetFlavor
+        /// The fleet flavor whose claim key must name the vehicle, as the SDK's rules; `nil`
+        /// (no `--fleet`) takes the one the token's claim key names, and says so.
+        package var fleet: FleetFlavor?
         /// Plain `http` to a host other than loopback, as the SDK's `allowsInsecureHTTP`.
         package var allowsInsecureHTTP = false
         /// The retries the exchange makes, as the SDK's (default); its deadline becomes
@@ -40,7 +41,7 @@ package struct EndpointChecker: Sendable {
         package init(
             url: String, scope: AuthorizationScope, headers: [String: String] = [:], format: TokenResponseFormat? = nil,
             allowWildcard: Bool = false, audience: String? = TokenRules.fleetServiceAudience,
-            method: String = "GET", timeout: TimeInterval = 15, fleet: FleetFlavor = .onDemand
+            method: String = "GET", timeout: TimeInterval = 15, fleet: FleetFlavor? = nil
         ) {
             self.fleet = fleet
             self.audience = audience
@@ -71,9 +72,12 @@ package struct EndpointChecker: Sendable {
         return "\(Int(remaining)) s left, not over the SDK's \(Int(margin)) s margin"
     }
 
-    /// The audience and wildcard rules the SDK would apply with these options.
+    /// The audience and wildcard rules the SDK would apply with these options (the fleet:
+    /// `--fleet`, else on-demand until a token names its own; see ``rules(for:)``).
     var rules: TokenRules {
-        TokenRules(expectedAudience: options.audience, allowsWildcard: options.allowWildcard, fleet: options.fleet)
+        TokenRules(
+            expectedAudience: options.audience, allowsWildcard: options.allowWildcard,
+            fleet: options.fleet ?? .onDemand)
     }
     static let bodyCap = 64 * 1024
 
@@ -95,10 +99,13 @@ package struct EndpointChecker: Sendable {
         var requested: URL?
         var format: TokenResponseFormat?
         let token = await check(into: &findings, requested: &requested, format: &format)
+        let claims = token.flatMap { try? JWTDecoder.decode($0) }
+        let fleet = claims.map { self.fleet(for: $0).flavor } ?? options.fleet ?? .onDemand
         return EndpointReport(
             url: requested.map { Self.display($0, scope: options.scope) } ?? options.url, scope: options.scope,
             findings: findings, tokenFingerprint: token.map(AuthToken.fingerprint(of:)),
-            formatFlags: format.map { $0.spelling.flags }, formatSwift: format.map { $0.spelling.swift })
+            formatFlags: format.map { $0.spelling.flags }, formatSwift: format.map { $0.spelling.swift },
+            swiftProvider: format.map { swiftSnippet(format: $0, fleet: fleet) })
     }
 
     /// The URL as requested, without user info and with the values of query items other

@@ -17,6 +17,12 @@ package struct EndpointReport: Sendable {
     package var formatFlags: String? = nil
     /// The Swift expression of that format (`.jwtWithExpirationTimestamp`), if one matched.
     package var formatSwift: String? = nil
+    /// The statement that makes the app's provider as checked (its `TokenEndpoint` with that
+    /// format, and its `TokenRules` when not the default), if a format matched.
+    package var swiftProvider: String? = nil
+
+    /// ``swiftProvider`` when nothing failed: a configuration to paste only once it works.
+    package var swiftProviderToPaste: String? { verdict == .failure ? nil : swiftProvider }
 
     /// The worst verdict among the findings.
     package var verdict: Finding.Verdict { findings.map(\.verdict).max() ?? .ok }
@@ -33,7 +39,10 @@ package struct EndpointReport: Sendable {
             lines.append("  \(verdict) \(check) \(finding.seen)")
             if !finding.fix.isEmpty { lines.append("  \(String(repeating: " ", count: 27))fix: \(finding.fix)") }
         }
-        if let formatFlags {
+        if let formatFlags, let swiftProviderToPaste {
+            lines.append("  format: \(formatFlags); the app's provider, in Swift:")
+            lines += swiftProviderToPaste.split(separator: "\n").map { "    \($0)" }
+        } else if let formatFlags {
             lines.append("  format: \(formatFlags) (Swift: \(formatSwift ?? "?"))")
         }
         if let tokenFingerprint {
@@ -56,6 +65,7 @@ package struct EndpointReport: Sendable {
         let object: [String: Any] = [
             "url": url, "scope": scope.description, "verdict": verdict.rawValue,
             "format": formatFlags ?? NSNull(), "swiftFormat": formatSwift ?? NSNull(),
+            "swiftProvider": swiftProviderToPaste ?? NSNull(),
             "tokenFingerprint": tokenFingerprint ?? NSNull(),
             "findings": findings.map {
                 ["check": $0.check, "verdict": $0.verdict.rawValue, "seen": $0.seen, "fix": $0.fix]

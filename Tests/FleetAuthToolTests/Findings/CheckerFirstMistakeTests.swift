@@ -45,6 +45,43 @@ struct CheckerFirstMistakeTests {
         #expect(accepted.status == 0, "\(accepted.output)")
     }
 
+    /// A header that is no credential is not called a refused credential.
+    @Test func aHeaderThatIsNoCredentialIsNotCalledRefused() async {
+        let run = await check("/token/driver/{vehicleId}?status=401", ["--header", "X-App-Version: 3.1"])
+        #expect(run.status == 1)
+        #expect(
+            run.output.contains(
+                "fix: no credential was sent (no Authorization header; --header sent only X-App-Version)"),
+            "\(run.output)")
+        #expect(!run.output.contains("refused the credential"))
+    }
+
+    /// Another audience: the fix names the --audience value and the SDK's setting.
+    @Test func anotherAudienceNamesTheFlagAndTheSetting() async {
+        let run = await check("/token/token-only", ["--audience", "https://fleet.example.com/"])
+        #expect(run.line("aud")?.hasPrefix("  failure") == true, "\(run.output)")
+        #expect(
+            run.output.contains(
+                #"or, if your fleet service expects https://fleetengine.googleapis.com/, pass --audience https://fleetengine.googleapis.com/ (Swift: TokenRules(expectedAudience: "https://fleetengine.googleapis.com/"))"#
+            ), "\(run.output)")
+    }
+
+    /// A trip checked on the driver route gets a vehicle token for its ID: the fix names the route.
+    @Test func aTripOnTheDriverRouteIsToldTheRoute() async {
+        let run = await CommandRun.checkEndpoint([
+            "--url", server.url("/token/driver/{tripId}"), "--trip-id", "t-7",
+        ])
+        #expect(run.status == 1)
+        #expect(
+            run.line("authorization")?.hasSuffix(
+                #"a vehicle token for this ID (vehicleid: "t-7"), not a trip token: the URL looks like a driver token route"#
+            ) == true, "\(run.output)")
+        #expect(
+            run.output.contains(
+                "fix: a consumer provider needs the consumer token route, whose tokens name the trip under `tripid`: point --url at it"
+            ), "\(run.output)")
+    }
+
     @Test func aPlaceholderOfAnotherKindIsNotOfferedBack() async {
         let run = await check("/token/driver/{tripId}")
         let fix = run.output.split(separator: "\n").first { $0.contains("fix:") } ?? ""
