@@ -9,7 +9,9 @@ func library(_ name: String) -> Target.Dependency { .product(name: name, package
 
 let package = Package(
     name: "FleetAuthExamples",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    // The library needs macOS 13 and iOS 16; the examples drive simulations with the manual
+    // clock's `runToCompletion`, which needs task executors.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     dependencies: [.package(name: "FleetAuth", path: "..")],
     targets: [
         // Command-line parsing and the shared `main` of the example apps.

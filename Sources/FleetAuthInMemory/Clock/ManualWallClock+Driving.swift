@@ -10,6 +10,11 @@ extension ManualWallClock {
     /// happens in deadline order, as it would in real time. Many providers may share one
     /// clock.
     ///
+    /// Work the clock does not run gets a chance too: before the clock gives up, and before
+    /// it moves to the timeout of a wait whose work is off the clock (an authorization whose
+    /// completion comes from `Task {}` or a dispatch queue, a real network), it waits up to
+    /// ``offClockGrace`` of real time for that work to come back.
+    ///
     /// The default horizon covers the SDK's own waits with its default policies (latency,
     /// the longest retry backoff with its jitter); request timeouts (15 s by default) come
     /// due only with a longer one.
@@ -19,6 +24,7 @@ extension ManualWallClock {
     ///   ignores cancellation, such as one awaiting another task's `value`, keeps it waiting);
     ///   or `CancellationError` as soon as the task that called this is cancelled (a test's
     ///   time limit): the clock stops there and the operation is cancelled, not waited for.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     public func runToCompletion<T: Sendable>(
         horizon: TimeInterval = 10, _ operation: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error> {
@@ -29,11 +35,16 @@ extension ManualWallClock {
         }
         return await withTaskCancellationHandler {
             while true {
+                let mark = executor.scheduledCount
                 await settle()
                 if finished.withLock({ $0 }) { break }
                 if Task.isCancelled { return .failure(CancellationError()) }
                 let next = nextDeadline
-                guard let next, next.timeIntervalSince(now()) <= horizon else {
+                let reachable = next.map { $0.timeIntervalSince(now()) <= horizon } ?? false
+                if !reachable || state.withLock({ $0.earliestIsTimeoutOfWorkOffTheClock() }) {
+                    if await executor.waitForWork(after: mark, grace: Self.offClockGrace) { continue }
+                }
+                guard let next, reachable else {
                     task.cancel()
                     _ = await task.result
                     return .failure(Stalled(horizon: horizon, nextDeadline: next.map { $0.timeIntervalSince(now()) }))
@@ -46,6 +57,10 @@ extension ManualWallClock {
         }
     }
 
+    /// How long ``runToCompletion(horizon:_:)`` and ``run(until:)`` wait, in real time, for
+    /// work off the clock before they give up or fire the timeout of a wait for it: 0.25 s.
+    public static let offClockGrace: TimeInterval = 0.25
+
     /// Returns once all the work on the clock's executor is suspended: every task the SDK
     /// started on this clock, and every operation of ``runToCompletion(horizon:_:)`` with the
     /// child tasks it starts (task groups, `async let`), is asleep on the clock, waiting for
@@ -55,9 +70,10 @@ extension ManualWallClock {
     ///
     /// Work the clock does not run is not waited for: a task of your own started with
     /// `Task {}` (make it a child of the operation instead: a task group or `async let`),
-    /// code on the main actor, or a real network. On Apple platforms before
-    /// macOS 15 and iOS 18, which lack task executors, the clock sees no work and this returns
-    /// at once: advance the clock by hand with ``waitForSleepers(count:within:)`` there.
+    /// code on the main actor, or a real network. It needs task executors (macOS 15, iOS 18,
+    /// tvOS 18, watchOS 11, visionOS 2); before them, advance the clock by hand with
+    /// ``waitForSleepers(count:within:)`` and ``advance(by:)``.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     public func settle() async {
         await executor.settle()
     }
@@ -65,11 +81,23 @@ extension ManualWallClock {
     /// Moves the clock to the wall time `date` one sleeper deadline at a time, waiting at
     /// each for the work it woke to park again (``settle()``): background refreshes and
     /// retries happen at their own moments, in order, not all at `date`. If the calling
-    /// task is cancelled, the clock stops where it is and this returns.
+    /// task is cancelled, the clock stops where it is and this returns. Before it fires the
+    /// timeout of a wait for work off the clock, that work gets ``offClockGrace`` of real
+    /// time to come back.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     public func run(until date: Date) async {
+        var mark = executor.scheduledCount
         await settle()
         while !Task.isCancelled, let next = nextDeadline, next <= date {
+            if state.withLock({ $0.earliestIsTimeoutOfWorkOffTheClock() }),
+                await executor.waitForWork(after: mark, grace: Self.offClockGrace)
+            {
+                mark = executor.scheduledCount
+                await settle()
+                continue
+            }
             advance(to: next)
+            mark = executor.scheduledCount
             await settle()
         }
         guard !Task.isCancelled else { return }
@@ -87,12 +115,13 @@ extension ManualWallClock {
 
         /// Says what the operation waited for and which horizon would reach it.
         public var description: String {
+            let offClock =
+                "it may be waiting for work off the clock (a completion called from `Task {}` or a dispatch queue, a task of your own, a real network), which did not come back within \(ManualWallClock.offClockGrace) s of real time"
             if let nextDeadline {
                 return
-                    "The operation waits for a deadline \(nextDeadline) s away, beyond the horizon of \(horizon) s; pass runToCompletion(horizon:) at least that, or advance the clock yourself."
+                    "The operation waits for no sleeper due within the horizon of \(horizon) s (the next is \(nextDeadline) s away), and \(offClock). If it waits for that deadline, pass runToCompletion(horizon:) at least that, or advance the clock yourself."
             }
-            return
-                "The operation waits for nothing on this clock (no sleeper left): it waits for work the clock does not drive."
+            return "The operation waits for nothing on this clock (no sleeper left): \(offClock)."
         }
     }
 }

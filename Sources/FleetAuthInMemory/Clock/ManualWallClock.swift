@@ -66,6 +66,22 @@ public final class ManualWallClock: WallClock {
             return sleepers.values.filter { !$0.deferred && $0.deadline <= horizon }.count
         }
 
+        /// Whether the earliest deadline is the timeout of a `withTimeout(_:_:)` operation that
+        /// does not sleep on the clock: it waits for something the clock does not run (a
+        /// completion handler called from `Task {}` or a dispatch queue, a real network), and
+        /// moving time to the timeout would fire it before that work had its chance.
+        func earliestIsTimeoutOfWorkOffTheClock() -> Bool {
+            let active = sleepers.values.filter { !$0.deferred }
+            guard let earliest = active.map(\.deadline).min() else { return false }
+            let asleep = Set(active.filter { !$0.isTimeout }.compactMap(\.operation))
+            return active.contains { sleeper in
+                guard sleeper.deadline == earliest, sleeper.isTimeout, let operation = sleeper.operation else {
+                    return false
+                }
+                return !asleep.contains(operation) && !runningOperations.contains(operation)
+            }
+        }
+
         /// The deferred timeout of `operation` if a sleep until `deadline` passes it.
         mutating func takeTimeout(of operation: UInt64, passedBy deadline: Date) -> Sleeper? {
             guard let id = deferredTimeouts[operation], let timeout = sleepers[id], timeout.deadline < deadline

@@ -1,5 +1,6 @@
 import Dispatch
 import FleetAuthCore
+import Foundation
 
 /// The serial executor that a ``ManualWallClock``'s simulation runs on: the SDK's tasks, the
 /// operations of `runToCompletion(horizon:_:)` and every child task they start. It counts the
@@ -12,8 +13,13 @@ final class SimulationExecutor: Sendable {
     private struct State {
         /// Jobs queued or running.
         var pending = 0
+        /// Jobs queued so far, ever.
+        var scheduled: UInt64 = 0
         /// Callers of ``settle()``, woken when no job is pending.
         var settleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Callers of ``waitForWork(after:grace:)``, by ID, woken by the next job.
+        var workWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiterID: UInt64 = 0
     }
 
     private let queue = DispatchQueue(label: "FleetAuthInMemory.ManualWallClock")
@@ -21,7 +27,13 @@ final class SimulationExecutor: Sendable {
 
     /// Runs `job` on the serial queue, counted as pending until it returns.
     func schedule(_ job: @escaping @Sendable () -> Void) {
-        state.withLock { $0.pending += 1 }
+        let workWaiters = state.withLock { state in
+            state.pending += 1
+            state.scheduled += 1
+            defer { state.workWaiters.removeAll() }
+            return state.workWaiters.values
+        }
+        for waiter in workWaiters { waiter.resume(returning: true) }
         queue.async {
             job()
             let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -31,6 +43,34 @@ final class SimulationExecutor: Sendable {
                 return state.settleWaiters
             }
             for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// How many jobs have been queued so far: a mark for ``waitForWork(after:grace:)``.
+    var scheduledCount: UInt64 { state.withLock { $0.scheduled } }
+
+    /// Returns `true` as soon as a job is queued after the mark `scheduledCount` gave (at
+    /// once if one already was), or `false` once `grace` seconds of real time pass without
+    /// one: work that a completion from off the clock (`Task {}`, a dispatch queue, a real
+    /// network) is about to queue gets that long to arrive.
+    func waitForWork(after mark: UInt64, grace: TimeInterval) async -> Bool {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let arrived = state.withLock { state -> Bool in
+                if state.scheduled > mark { return true }
+                state.workWaiters[id] = continuation
+                return false
+            }
+            if arrived { return continuation.resume(returning: true) }
+            let state = self.state
+            // Real time, off the clock's executor: the grace must pass whatever the clock does.
+            Task.detached {
+                try? await Task.sleep(nanoseconds: UInt64(grace * 1_000_000_000))
+                state.withLock { $0.workWaiters.removeValue(forKey: id) }?.resume(returning: false)
+            }
         }
     }
 

@@ -1,0 +1,54 @@
+import FleetAuthDriver
+import FleetAuthInMemory
+import Foundation
+import Testing
+
+/// An app's own authorization whose completion comes from off the manual clock, as the
+/// platform SDK's callbacks and most Objective-C-shaped providers complete.
+final class OffClockAuthorization: DriverAuthorization {
+    enum Route: Sendable, CaseIterable { case task, dispatchQueue }
+    let route: Route
+    let token: String
+
+    init(route: Route, token: String) {
+        (self.route, self.token) = (route, token)
+    }
+
+    func fetchToken(
+        with authorizationContext: DriverAuthorizationContext?, completion: @escaping AuthTokenFetchCompletionHandler
+    ) {
+        let token = self.token
+        switch route {
+        case .task: Task { completion(token, nil) }
+        case .dispatchQueue: DispatchQueue.global().async { completion(token, nil) }
+        }
+    }
+}
+
+@Suite("Work off the manual clock", .timeLimit(.minutes(10)))
+struct OffClockAuthorizationTests {
+    @Test(arguments: OffClockAuthorization.Route.allCases, [10.0, 1.0])
+    func aReporterWhoseAuthorizationCompletesOffTheClockRunsToCompletion(
+        route: OffClockAuthorization.Route, horizon: TimeInterval
+    ) async throws {
+        let f = try ReporterFixture()
+        let token = try await f.provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"))
+        let reporter = try f.reporter("v-42", authorization: OffClockAuthorization(route: route, token: token))
+        for step in 0..<3 {
+            let result = await f.clock.runToCompletion(horizon: horizon) {
+                try await reporter.report(f.location(step))
+            }
+            #expect(try result.get().status == 200)
+        }
+        #expect(f.fleet.calls.count == 3)
+    }
+
+    @Test func anOperationWaitingOffTheClockThatNeverAnswersIsStalledAndSaysSo() async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42", authorization: FleetCallErrorTests.SilentProvider())
+        let result = await f.clock.runToCompletion(horizon: 1) { try await reporter.report(f.location()) }
+        let stalled = try #require(throws: ManualWallClock.Stalled.self) { try result.get() }
+        #expect(stalled.horizon == 1 && stalled.nextDeadline == 60)
+        #expect("\(stalled)".contains("may be waiting for work off the clock"), "\(stalled)")
+    }
+}
