@@ -45,3 +45,28 @@ extension ManualWallClock {
         try await settled({ sleeperCount(within: within) >= count ? () : nil }, fileID: fileID, line: line)
     }
 }
+
+extension ManualWallClock {
+    /// Waits for at least `count` sleepers due within `within` seconds that work off the clock
+    /// will start (an answer over a real network, then a retry's backoff), for at most
+    /// `realTimeLimit` seconds of real time: when they do not come, this throws
+    /// ``ConditionNeverHeld`` and the test fails there instead of waiting out its time limit.
+    package func sleepersFromOffTheClock(
+        count: Int = 1, within: TimeInterval = .infinity, realTimeLimit: TimeInterval = 60,
+        fileID: String = #fileID, line: Int = #line
+    ) async throws {
+        let arrived = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.waitForSleepers(count: count, within: within)
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(realTimeLimit * 1_000_000_000))
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
+        guard arrived else { throw ConditionNeverHeld(location: "\(fileID):\(line)") }
+    }
+}

@@ -70,7 +70,7 @@ struct TokenEngineFailureTests {
         let task = await h.startFetches(1, for: v42)[0]
         for _ in 0..<2 {
             try await h.clock.settledSleepers(count: 1, within: 10)
-            h.clock.advance(to: h.clock.nextDeadline!)
+            h.clock.advance(to: try #require(h.clock.nextDeadline))
         }
         let error = await failure(of: task, in: h)
         #expect(error?.status == 500)

@@ -39,6 +39,15 @@ struct JWTClaimsCoverageTests {
         }
     }
 
+    /// A token that names the vehicle under both flavors' keys carries the key each fleet
+    /// needs: neither refuses it, and it covers the vehicle.
+    @Test(arguments: [FleetFlavor.onDemand, .delivery])
+    func aVehicleNamedUnderBothFlavorsKeysIsAcceptedByEither(fleet: FleetFlavor) {
+        let claims = JWTClaims(authorization: ["vehicleid": ["v-42"], "deliveryvehicleid": ["v-42"]])
+        #expect(TokenRules(fleet: fleet).fleetViolation(in: claims, for: .vehicle("v-42")) == nil)
+        #expect(claims.covers(.vehicle("v-42")))
+    }
+
     @Test func tripsAreNotJudgedByTheVehicleFlavor() {
         let claims = JWTClaims(authorization: ["tripid": ["t-1"]])
         #expect(TokenRules(fleet: .delivery).fleetViolation(in: claims, for: .trip("t-1")) == nil)

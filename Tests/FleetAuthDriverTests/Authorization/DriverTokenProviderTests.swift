@@ -111,6 +111,22 @@ struct DriverTokenProviderTests {
         #expect((await second.firstCall().error as? FleetAuthError)?.reason == .missingContext)
     }
 
+    /// A lookup from a task cancelled before it asked sends nothing and returns no token.
+    @Test(arguments: [true, false])
+    func aLookupFromAnAlreadyCancelledTaskSendsNothing(valueOnly: Bool) async throws {
+        let fixture = try DriverFixture()
+        let provider = fixture.provider
+        let context = self.context
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            if valueOnly { return try await provider.fetchToken(with: context) }
+            return try await provider.token(for: context).value
+        }
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        #expect(fixture.transport.requestCount == 0)
+        #expect(provider.statistics.fetches == 0)
+    }
+
     @Test func completionIsCalledExactlyOnce() async throws {
         let fixture = try DriverFixture()
         let log = CompletionLog()

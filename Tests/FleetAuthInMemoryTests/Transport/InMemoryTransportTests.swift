@@ -19,6 +19,22 @@ struct InMemoryTransportTests {
         #expect(transport.requests.map(\.method) == ["GET", "POST", "GET"])
     }
 
+    /// Of two overlapping fault windows, the one added last applies while both are open; the
+    /// first applies alone where the second is closed.
+    @Test func ofOverlappingFaultWindowsTheOneAddedLastApplies() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        transport.inject(.status(503), onPathsStartingWith: "/hello", for: 20)
+        transport.inject(.status(429), onPathsStartingWith: "/hello", from: 5, for: 10)
+        var statuses: [Int] = []
+        for _ in 0..<5 {
+            statuses.append(try await transport.send(TransportRequest(url: url)).status)
+            clock.advance(by: 5)
+        }
+        #expect(statuses == [503, 429, 429, 503, 200])
+    }
+
     @Test func laterRoutesTakePrecedence() async throws {
         let transport = InMemoryTransport()
         transport.route("/hello") { _ in TransportResponse(status: 200) }
