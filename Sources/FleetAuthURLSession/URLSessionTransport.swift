@@ -9,10 +9,18 @@ public import FleetAuthCore
 
 /// The production ``/FleetAuthCore/HTTPTransport``, over `URLSession` (FoundationNetworking on Linux).
 ///
-/// By default it makes its own ephemeral session that keeps no cookies or cache and
-/// refuses every redirect (the 3xx answer is returned as is, so credentials never follow
+/// By default it makes its own ephemeral sessions that keep no cookies or cache and
+/// refuse every redirect (the 3xx answer is returned as is, so credentials never follow
 /// a redirect to another host). Responses over ``Configuration/maximumResponseBytes``
 /// fail with `responseTooLarge`. Cancelling the calling task cancels the data task.
+///
+/// One transport serves a phone's single vehicle and a simulator's thousands alike: its
+/// sessions open up to 64 connections per host (the platform's default is 6 on Linux, which
+/// queues a simulator's requests until their timeouts run out while they wait), and token
+/// requests go through a session of their own, so that they never wait behind the
+/// fleet-service calls that need their tokens. With a session of the app's
+/// (``init(session:configuration:)``) every request goes through that one session, and its
+/// configuration decides both.
 ///
 /// ```swift
 /// import FleetAuthDriver
@@ -35,44 +43,74 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    /// The session requests go through.
+    /// The session requests go through; with the transport's own sessions, the one for
+    /// everything but token requests.
     public let session: URLSession
     /// The options in force.
     public let configuration: Configuration
-    /// Set when the transport made its session: bodies then stream through it.
+    /// Set when the transport made its sessions: bodies then stream through them.
     private let streaming: StreamingDelegate?
+    /// The session of token requests and its delegate, when the transport made its sessions.
+    private let tokenSession: (session: URLSession, streaming: StreamingDelegate)?
 
-    /// Creates a transport with its own ephemeral session that refuses redirects.
+    /// Connections per host each of the transport's own sessions opens: enough for a
+    /// simulator's thousands of vehicles on one fleet service, no cost to a phone's one.
+    package static let connectionsPerHost = 64
+
+    /// Creates a transport with its own ephemeral sessions that refuse redirects: one for
+    /// token requests, one for everything else, each with up to 64 connections per host.
     public convenience init(configuration: Configuration = Configuration()) {
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let streaming = StreamingDelegate()
-        let session = URLSession(configuration: sessionConfiguration, delegate: streaming, delegateQueue: nil)
-        self.init(session: session, configuration: configuration, streaming: streaming)
+        self.init(
+            session: Self.ownSession(), configuration: configuration, tokenSession: Self.ownSession())
     }
 
     /// Creates a transport over the app's own session. Redirect handling is then the
     /// session delegate's; the transport still fails a response whose final URL is on
-    /// another host than the request's, and one over the cap once it has arrived.
+    /// another host than the request's, and one over the cap once it has arrived. Token
+    /// requests share the session with every other request: see the Fleet simulators
+    /// article of FleetAuthDriver for what a simulator's session should set.
     public convenience init(session: URLSession, configuration: Configuration = Configuration()) {
-        self.init(session: session, configuration: configuration, streaming: nil)
+        self.init(session: (session, nil), configuration: configuration, tokenSession: nil)
     }
 
-    private init(session: URLSession, configuration: Configuration, streaming: StreamingDelegate?) {
-        self.session = session
+    private init(
+        session: (URLSession, StreamingDelegate?), configuration: Configuration,
+        tokenSession: (URLSession, StreamingDelegate?)?
+    ) {
+        self.session = session.0
+        self.streaming = session.1
         self.configuration = configuration
-        self.streaming = streaming
+        self.tokenSession = tokenSession.flatMap { session, streaming in streaming.map { (session, $0) } }
+    }
+
+    /// An ephemeral session that keeps no cookies or cache, refuses redirects and streams
+    /// bodies through its own delegate.
+    private static func ownSession() -> (URLSession, StreamingDelegate?) {
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.httpMaximumConnectionsPerHost = connectionsPerHost
+        let streaming = StreamingDelegate()
+        return (URLSession(configuration: sessionConfiguration, delegate: streaming, delegateQueue: nil), streaming)
     }
 
     deinit {
         if streaming != nil { session.finishTasksAndInvalidate() }
+        tokenSession?.session.finishTasksAndInvalidate()
     }
 
     /// The most bytes one body has held in this transport's own session, for tests of the
     /// cap; 0 with a session of the app's.
-    package var peakBufferedBytes: Int { streaming?.peakBufferedBytes ?? 0 }
+    package var peakBufferedBytes: Int {
+        max(streaming?.peakBufferedBytes ?? 0, tokenSession?.streaming.peakBufferedBytes ?? 0)
+    }
+
+    /// The maximum connections per host of the session `request` goes through.
+    package func connectionLimit(for request: TransportRequest) -> Int {
+        (request.asksForToken ? tokenSession?.session ?? session : session).configuration
+            .httpMaximumConnectionsPerHost
+    }
 
     /// Sends the request with a data task; throws `CancellationError` if the calling task
     /// is cancelled, `URLError` for network failures, and ``/FleetAuthCore/FleetAuthError`` for timeouts,
@@ -81,6 +119,11 @@ public final class URLSessionTransport: HTTPTransport {
         try Task.checkCancellation()
         let urlRequest = Self.urlRequest(for: request)
         let box = DataTaskBox()
+        let (session, streaming) =
+            if request.asksForToken, let tokenSession { (tokenSession.session, Optional(tokenSession.streaming)) } else
+            {
+                (session, streaming)
+            }
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if let streaming {

@@ -132,7 +132,7 @@ struct EndToEndTests {
         let token = try await provider.token(for: context)
         #expect(token.claims.covers(context.scope))
         #expect(token.claims.algorithm == "RS256")
-        #expect(token.claims.keyID == "loopback-test-key-1")
+        #expect(token.claims.keyID == "loopback-test-key-2")
         #expect(abs(token.expiresAt.timeIntervalSince(Date()) - 3600) < 120)
         #expect(AuthToken.fingerprint(of: try await provider.fetchToken(with: context)) == token.fingerprint)
     }

@@ -99,6 +99,7 @@ public struct TokenEndpoint: Sendable {
     package func baseRequest(for scope: AuthorizationScope) throws(FleetAuthError) -> TransportRequest {
         let url = try resolvedURL(for: scope)
         var request = TransportRequest(method: method, url: url, timeout: timeout)
+        request.asksForToken = true
         request.headers["Accept"] = "application/json, application/jwt, text/plain"
         if method != "GET" {
             var body: [String: String] = [scope.kind.queryItemName: scope.id]

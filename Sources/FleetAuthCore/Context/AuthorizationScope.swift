@@ -148,7 +148,9 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
                 "has \(value.count) characters; the fleet service accepts at most 64"
             } else if let forbidden {
                 "contains `\(forbidden)`; the fleet service accepts none of / : ? , # in IDs"
-            } else if value.trimmingCharacters(in: .whitespacesAndNewlines) != value {
+            } else if [value.unicodeScalars.first, value.unicodeScalars.last].contains(where: {
+                $0.map(CharacterSet.whitespacesAndNewlines.contains) == true
+            }) {
                 "has leading or trailing whitespace"
             } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 "contains control characters"

@@ -5,14 +5,37 @@ package import Foundation
 package enum Base64URL {
     /// Decodes unpadded or padded base64url; `nil` for anything else, such as the `+` and `/`
     /// of plain base64, or padding that is not at the end of a full group.
+    ///
+    /// A table lookup per character: the fleet service double and every simulator decode
+    /// each call's token, and going through plain base64 (`replacingOccurrences`, then
+    /// `Data(base64Encoded:)`) took a fifth of a manual-clock simulation's time.
     package static func decode(_ text: Substring) -> Data? {
-        let unpadded = text.count - text.reversed().prefix(while: { $0 == "=" }).count
-        guard !text.prefix(unpadded).contains(where: { "+/=".contains($0) }),
-            unpadded == text.count || text.count % 4 == 0, unpadded % 4 != 1
-        else { return nil }
-        var base64 = text.prefix(unpadded).replacingOccurrences(of: "-", with: "+")
-        base64 = base64.replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - unpadded % 4) % 4)
-        return Data(base64Encoded: base64)
+        let characters = Array(text.utf8)
+        var end = characters.count
+        while end > 0, characters[end - 1] == UInt8(ascii: "=") { end -= 1 }
+        guard end == characters.count || characters.count % 4 == 0, end % 4 != 1 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(end * 3 / 4)
+        var pending: UInt32 = 0
+        var pendingBits = 0
+        for character in characters[..<end] {
+            let value = sextets[Int(character)]
+            guard value < 64 else { return nil }
+            pending = (pending << 6 | UInt32(value)) & 0x3FFF
+            pendingBits += 6
+            if pendingBits >= 8 {
+                pendingBits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: pending >> UInt32(pendingBits)))
+            }
+        }
+        return Data(bytes)
     }
+
+    /// The value of each base64url character, 255 for every other byte.
+    private static let sextets: [UInt8] = {
+        var table = [UInt8](repeating: 255, count: 256)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
+        return table
+    }()
 }

@@ -12,6 +12,10 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
     public var body: Data?
     /// Seconds the transport may wait for the whole response.
     public var timeout: TimeInterval
+    /// Set on the requests a provider sends to the token backend, so a transport can keep
+    /// them from queuing behind the fleet-service calls that wait for their tokens
+    /// (`URLSessionTransport` gives them a connection pool of their own).
+    package var asksForToken = false
 
     /// Creates a request.
     public init(

@@ -41,6 +41,8 @@ public final class VehicleReporter: Sendable {
     /// The vehicle reported on.
     public let context: DriverAuthorizationContext
     private let caller: AuthorizedCaller<DriverAuthorizationContext>
+    /// Where every update goes, built once: the vehicle does not change.
+    private let updateURL: URL
     private let queue = OrderedQueue()
 
     /// Creates a reporter; throws a `caller` fault naming the field and the rule for an
@@ -53,6 +55,7 @@ public final class VehicleReporter: Sendable {
     ) throws(FleetServiceError) {
         let context = DriverAuthorizationContext(vehicleID: vehicleID, taskID: taskID)
         try fleetService.validate(context.scope)
+        self.updateURL = try fleetService.vehicleURL(context.vehicleID, query: "updateMask=lastLocation")
         self.fleetService = fleetService
         self.context = context
         self.caller = AuthorizedCaller(
@@ -68,7 +71,7 @@ public final class VehicleReporter: Sendable {
         }
         let request = TransportRequest(
             method: fleetService.fleet.vehicleUpdateMethod,
-            url: try fleetService.vehicleURL(context.vehicleID, query: "updateMask=lastLocation"),
+            url: updateURL,
             headers: ["Content-Type": "application/json"], body: location.updateBody(),
             timeout: fleetService.timeout)
         return try await queue.run(

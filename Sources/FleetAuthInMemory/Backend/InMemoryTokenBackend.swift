@@ -69,12 +69,13 @@ public final class InMemoryTokenBackend: Sendable {
     }
 
     private let clock: any WallClock
-    private let state: LockedState<(configuration: Configuration, minted: Int, serial: Int, issued: [String])>
+    private let state:
+        LockedState<(configuration: Configuration, minted: Int, serial: Int, issued: RecentHistory<String>)>
 
     /// Creates a backend reading time from `clock`.
     public init(clock: any WallClock = SystemWallClock(), configuration: Configuration = Configuration()) {
         self.clock = clock
-        self.state = LockedState((configuration, 0, 0, []))
+        self.state = LockedState((configuration, 0, 0, RecentHistory()))
     }
 
     /// The current configuration; changes apply to the next request.
@@ -86,9 +87,11 @@ public final class InMemoryTokenBackend: Sendable {
     /// How many tokens the backend has minted.
     public var mintedCount: Int { state.withLock { $0.minted } }
 
-    /// Every token minted so far, oldest first: what a test compares with the token on the
-    /// wire, and the secrets a leak test must never find in output.
-    public var issuedTokens: [String] { state.withLock { $0.issued } }
+    /// The tokens minted so far, oldest first, up to the latest 10,000 (``mintedCount``
+    /// counts them all): what a test compares with the token on the wire, and the secrets a
+    /// leak test must never find in output. The bound keeps a long simulation's memory
+    /// from growing with simulated time.
+    public var issuedTokens: [String] { state.withLock { $0.issued.elements } }
 
     /// Answers a token request: 400 if it names no vehicle, trip, tracking ID or task, else
     /// 200 with a token in the configured format.

@@ -3,8 +3,10 @@ import FleetAuthFleetService
 public import Foundation
 
 /// A fleet service in process that checks every bearer token the way the real one does,
-/// and records every call, so tests can prove that each update carried a valid token for
-/// its own vehicle or trip.
+/// and records its calls, so tests can prove that each update carried a valid token for
+/// its own vehicle or trip. It keeps the latest 10,000 calls (``calls``) and counts them all
+/// (``acceptedCount``, ``rejectedCount``), so a simulator's memory does not grow with
+/// simulated time.
 ///
 /// Checks, in order (401 for a bad token, 403 for one that does not cover the path):
 /// a `Bearer` JWT is present and decodes; `aud` names the service; `exp` has not passed
@@ -17,7 +19,8 @@ public import Foundation
 /// table for both): `PUT /v1/providers/{p}/vehicles/{id}` and `PATCH …/deliveryVehicles/{id}`
 /// (store the body, answer it; a vehicle must be named under its flavor's claim key),
 /// `GET …/trips/{id}` (the trip's state from ``addTrip(_:vehicleID:duration:)``, 404 for
-/// unknown trips) and `GET …/taskTrackingInfo/{id}`.
+/// trips it was not told of: a consumer test adds its trip first) and
+/// `GET …/taskTrackingInfo/{id}`.
 public final class InMemoryFleetService: Sendable {
     /// What the service accepts.
     public struct Configuration: Sendable {
@@ -80,11 +83,15 @@ public final class InMemoryFleetService: Sendable {
     }
 
     private struct State {
-        var calls: [Call] = []
+        var calls = RecentHistory<Call>()
+        var accepted = 0
         var trips: [String: Trip] = [:]
         var lastLocations: [String: Data] = [:]
         var forcedRejections: [Int] = []
         var revoked: Set<String> = []
+        /// Each token's claims, decoded once (see ``claims(of:at:)``).
+        var claims: [String: JWTClaims] = [:]
+        var pruneClaimsAt = 1024
     }
 
     private let clock: any WallClock
@@ -98,12 +105,14 @@ public final class InMemoryFleetService: Sendable {
         self.configuration = configuration
     }
 
-    /// Every call so far, in order.
-    public var calls: [Call] { state.withLock { $0.calls } }
-    /// Calls accepted.
-    package var acceptedCount: Int { state.withLock { $0.calls.filter(\.accepted).count } }
-    /// Calls rejected.
-    package var rejectedCount: Int { state.withLock { $0.calls.filter { !$0.accepted }.count } }
+    /// The calls so far, in order, up to the latest 10,000: every call of a test, the last
+    /// steps of a simulator.
+    public var calls: [Call] { state.withLock { $0.calls.elements } }
+    /// How many calls the service accepted, including those ``calls`` no longer keeps: a
+    /// simulator's tally.
+    public var acceptedCount: Int { state.withLock { $0.accepted } }
+    /// How many calls the service rejected, including those ``calls`` no longer keeps.
+    public var rejectedCount: Int { state.withLock { $0.calls.total - $0.accepted } }
 
     /// The body of the last accepted update of `vehicleID`.
     public func lastUpdate(of vehicleID: String) -> Data? { state.withLock { $0.lastLocations[vehicleID] } }
@@ -160,7 +169,10 @@ public final class InMemoryFleetService: Sendable {
         let call = Call(
             method: request.method, scope: scope, tokenFingerprint: fingerprint, status: status,
             rejection: verdict.rejection ?? ((200...299).contains(status) ? nil : "HTTP \(status)"), at: now)
-        state.withLock { $0.calls.append(call) }
+        state.withLock { state in
+            state.calls.append(call)
+            if call.accepted { state.accepted += 1 }
+        }
         return TransportResponse(
             status: status, headers: ["Content-Type": "application/json"], body: body, url: request.url)
     }
@@ -169,7 +181,7 @@ public final class InMemoryFleetService: Sendable {
         -> (Int, String?)
     {
         guard let bearer else { return (401, "no bearer token") }
-        guard let claims = try? JWTDecoder.decode(bearer) else { return (401, "malformed token") }
+        guard let claims = claims(of: bearer, at: now) else { return (401, "malformed token") }
         guard claims.audience.contains(configuration.audience) else { return (401, "wrong audience") }
         guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
         guard exp > now else { return (401, "token expired") }
@@ -198,12 +210,11 @@ public final class InMemoryFleetService: Sendable {
             return (405, Data(#"{"error":"use \#(route.method)"}"#.utf8))
         }
         if route.kind == .vehicle {
-            guard let body = request.body,
-                var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
-            else { return (400, Data(#"{"error":"expected a JSON vehicle update"}"#.utf8)) }
+            guard let body = request.body, let answer = Self.naming(body, name) else {
+                return (400, Data(#"{"error":"expected a JSON vehicle update"}"#.utf8))
+            }
             state.withLock { $0.lastLocations[scope.id] = body }
-            object["name"] = name
-            return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+            return (200, answer)
         }
         if route.kind == .tracking {
             let object: [String: Any] = ["name": name, "trackingId": scope.id, "state": "OPEN"]
@@ -226,6 +237,23 @@ public final class InMemoryFleetService: Sendable {
             "remainingDistanceMeters": Int((1 - progress) * 12_000),
         ]
         return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+    }
+
+    /// The token's claims, decoded once: a token carries hundreds of calls, and decoding it
+    /// for each one took a third of a simulator's time. Tokens past their expiry are dropped
+    /// whenever the cache has doubled since it was last pruned, so it holds about the tokens
+    /// still alive, whatever the simulated time.
+    private func claims(of token: String, at now: Date) -> JWTClaims? {
+        if let cached = state.withLock({ $0.claims[token] }) { return cached }
+        guard let claims = try? JWTDecoder.decode(token) else { return nil }
+        state.withLock { state in
+            if state.claims.count >= state.pruneClaimsAt {
+                state.claims = state.claims.filter { ($0.value.expiresAt ?? .distantPast) > now }
+                state.pruneClaimsAt = max(1024, 2 * state.claims.count)
+            }
+            state.claims[token] = claims
+        }
+        return claims
     }
 
     private static func bearerToken(_ header: String) -> String? {

@@ -65,7 +65,7 @@ public final class InMemoryTransport: HTTPTransport {
 
     private struct State {
         var routes: [Route] = []
-        var requests: [TransportRequest] = []
+        var requests = RecentHistory<TransportRequest>()
         var scriptedFaults: [Fault] = []
         var windows: [FaultWindow] = []
         var injector: FaultInjector?
@@ -154,21 +154,23 @@ public final class InMemoryTransport: HTTPTransport {
         set { state.withLock { $0.latency = newValue } }
     }
 
-    /// Every request received, in order.
+    /// The requests received, in order, up to the latest 10,000 (``requestCount`` counts
+    /// them all): every request of a test, the last steps of a simulator, whose memory
+    /// would otherwise grow with simulated time.
     public var requests: [TransportRequest] {
-        state.withLock { $0.requests }
+        state.withLock { $0.requests.elements }
     }
 
-    /// How many requests were received.
-    package var requestCount: Int {
-        state.withLock { $0.requests.count }
+    /// How many requests were received, including those ``requests`` no longer keeps.
+    public var requestCount: Int {
+        state.withLock { $0.requests.total }
     }
 
     /// Records the request, waits the latency, applies any fault, then routes it.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         let (scripted, injector, index, latency, handler) = state.withLock { state in
-            let index = state.requests.count
+            let index = state.requests.total
             state.requests.append(request)
             let scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
             let now = clock.uptime()

@@ -1,0 +1,88 @@
+import FleetAuthDriver
+import FleetAuthInMemory
+import Foundation
+
+/// A fleet simulator whose vehicles report, as the Testing article writes one: every
+/// vehicle's `VehicleReporter` sends an update every 5 s, in a task group inside
+/// `runToCompletion`, through `InMemoryTransport` (0.2 s latency) to `InMemoryTokenBackend`
+/// and `InMemoryFleetService`, with the default settings.
+enum ReportingBench {
+    struct Run: CustomStringConvertible {
+        var vehicles = 0
+        var simulatedMinutes = 0.0
+        /// Real seconds per simulated hour, from the steps after the first minute (the cold start).
+        var secondsPerSimulatedHour = 0.0
+        /// Real seconds of the first simulated minute: every vehicle's first token.
+        var coldStartSeconds = 0.0
+        /// The most resident memory grown over the run, and its growth over the last half.
+        var peakResidentGrowthBytes = 0
+        var lateResidentGrowthBytes = 0
+        var failed = 0
+        var tokensPerVehicle = 0.0
+
+        var description: String {
+            String(
+                format: "%d vehicles, %.0f simulated min: %.1f s per simulated hour (cold start %.1f s), "
+                    + "peak +%.0f MB (+%.0f MB over the second half), %d failed, %.2f tokens per vehicle",
+                vehicles, simulatedMinutes, secondsPerSimulatedHour, coldStartSeconds,
+                Double(peakResidentGrowthBytes) / 1e6, Double(lateResidentGrowthBytes) / 1e6, failed,
+                tokensPerVehicle)
+        }
+    }
+
+    static func run(vehicles count: Int, simulatedMinutes: Double) async throws -> Run {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock, latency: 0.2)
+        let backend = InMemoryTokenBackend(clock: clock, configuration: .init(format: .jwtWithExpirationTimestamp))
+        transport.mount(backend, at: "/token/driver/{vehicleId}")
+        let fleetService = InMemoryFleetService(clock: clock, configuration: .init(providerID: "bench-project"))
+        transport.mount(fleetService)
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(
+                url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp),
+            transport: transport, clock: clock)
+        let fleet = FleetServiceEndpoint(
+            baseURL: URL(string: "https://fleet.example.com")!, providerID: "bench-project")
+        let reporters = try (0..<count).map {
+            try VehicleReporter(
+                fleetService: fleet, vehicleID: "v-\($0)", authorization: provider, transport: transport, clock: clock)
+        }
+        let steps = max(24, Int(simulatedMinutes * 12))
+        let before = Measure.residentBytes()
+        var peak = before
+        var atHalf = before
+        let start = clock.now()
+        let began = ContinuousClock.now
+        var warm = began
+        for step in 0..<steps {
+            if step == 12 { warm = ContinuousClock.now }
+            if step == steps / 2 { atHalf = Measure.residentBytes() }
+            await clock.run(until: start.addingTimeInterval(Double(step) * 5))
+            let now = clock.now()
+            _ = await clock.runToCompletion {
+                await withTaskGroup(of: Void.self) { group in
+                    for (index, reporter) in reporters.enumerated() {
+                        group.addTask {
+                            let location = VehicleLocation(
+                                latitude: 52.5 + Double(index % 100) / 1000, longitude: 13.4, heading: 90, speed: 11.5,
+                                accuracy: 4, timestamp: now)
+                            _ = try? await reporter.report(location)
+                        }
+                    }
+                }
+            }
+            peak = max(peak, Measure.residentBytes())
+        }
+        let end = ContinuousClock.now
+        var result = Run()
+        result.vehicles = count
+        result.simulatedMinutes = Double(steps) / 12
+        result.coldStartSeconds = Measure.seconds(warm - began)
+        result.secondsPerSimulatedHour = Measure.seconds(end - warm) * 720 / Double(steps - 12)
+        result.peakResidentGrowthBytes = peak - before
+        result.lateResidentGrowthBytes = max(0, peak - atHalf)
+        result.failed = steps * count - fleetService.acceptedCount
+        result.tokensPerVehicle = Double(backend.mintedCount) / Double(count)
+        return result
+    }
+}
