@@ -125,7 +125,7 @@ extension TokenEngine {
         let refresh = configuration.refresh
         let randomUnit = fetcher.randomUnit()
         let spreadUnit = fetcher.randomUnit()
-        var evicted: (scope: AuthorizationScope, firstUsable: Bool)?
+        var evicted: (scope: AuthorizationScope, usable: Bool)?
         typealias Outcome = (
             waiters: [TokenEngineState.Waiter], result: Result<AuthToken, FleetAuthError>,
             idle: [TokenEngineState.ConditionWaiter]
@@ -156,10 +156,10 @@ extension TokenEngine {
                     entry.spreadRefresh(from: now, unit: spreadUnit)
                 }
                 if let dropped = state.cache.store(entry) {
-                    // The first usable token dropped warns; the statistics count them all.
+                    // Every usable token dropped warns, and the statistics count them.
                     let usable = now < dropped.entry.floorAt
                     if usable { state.evictedUsable += 1 }
-                    evicted = (dropped.scope, usable && state.evictedUsable == 1)
+                    evicted = (dropped.scope, usable)
                     state.forget(dropped.scope)
                 }
                 state.outages[scope] = nil
@@ -176,7 +176,7 @@ extension TokenEngine {
             return (Array(flight.waiters.values), result, idle)
         }
         if let evicted {
-            emit(.evicted(evicted.scope, usableWithCapacity: evicted.firstUsable ? configuration.cacheCapacity : nil))
+            emit(.evicted(evicted.scope, usable: evicted.usable, capacity: configuration.cacheCapacity))
         }
         for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
         wakeAnsweredCallers()

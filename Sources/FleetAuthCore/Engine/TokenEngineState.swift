@@ -217,8 +217,15 @@ struct TokenEngineState {
         if let outage = outages[scope] {
             // Still handed out: through a transient failure down to the outage floor, through
             // a refusal (a 401 or 403 to the refresh) while it has its minimum life left.
-            if let entry, now < (outage.error.isTransient ? entry.floorAt : entry.expiringAt) {
-                return TokenState(scope: scope, phase: .degraded, token: entry.token, error: outage.error)
+            let transient = outage.error.isTransient
+            if let entry, now < (transient ? entry.floorAt : entry.expiringAt) {
+                return TokenState(
+                    scope: scope, phase: transient ? .degraded : .refreshRefused, token: entry.token,
+                    error: outage.error)
+            }
+            // No usable token, but the fetch its callers wait for still has retries left.
+            if let flight = flights[scope], !flight.retriesInBackground, !flight.waiters.isEmpty {
+                return TokenState(scope: scope, phase: .refreshing, token: nil, error: outage.error)
             }
             return TokenState(scope: scope, phase: .failed, token: nil, error: outage.failure(at: now))
         }

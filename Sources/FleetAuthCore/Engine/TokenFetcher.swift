@@ -43,7 +43,8 @@ package struct TokenFetcher: Sendable {
         let start = clock.uptime()
         return await retrying(scope, firstAttempt: firstAttempt, deadline: deadline, shouldRetry: shouldRetry) {
             attemptDeadline, attempt in
-            await sendOnce(scope, attempt: attempt, deadline: attemptDeadline).flatMap { answer in
+            let (answer, sent) = await sendOnce(scope, attempt: attempt, deadline: attemptDeadline)
+            let token = answer.flatMap { answer in
                 Result { () throws(FleetAuthError) -> AuthToken in
                     let token = try parser.token(
                         from: answer.response, for: scope, receivedAt: clock.now(), clock: clock,
@@ -52,6 +53,7 @@ package struct TokenFetcher: Sendable {
                     return token
                 }
             }
+            return (token, sent)
         } succeeded: { token, finished in
             emit(
                 .fetchSucceeded(
@@ -71,7 +73,8 @@ package struct TokenFetcher: Sendable {
         return await retrying(scope, deadline: { deadline }) { _, attempt, retryAt in
             attempt < attempts && retryAt < deadline
         } attempt: { attemptDeadline, attempt in
-            await sendOnce(scope, attempt: attempt, deadline: attemptDeadline).flatMap { answer in
+            let (answer, sent) = await sendOnce(scope, attempt: attempt, deadline: attemptDeadline)
+            let response = answer.flatMap { answer -> Result<TransportResponse, FleetAuthError> in
                 let response = answer.response
                 if let error = parser.statusError(response, scope: scope, credentialSent: answer.credentialSent),
                     error.isTransient
@@ -80,6 +83,7 @@ package struct TokenFetcher: Sendable {
                 }
                 return .success(response)
             }
+            return (response, sent)
         } succeeded: { _, _ in
         }
     }
@@ -89,13 +93,13 @@ package struct TokenFetcher: Sendable {
     private func retrying<Value>(
         _ scope: AuthorizationScope, firstAttempt: Int = 1, deadline: () -> TimeInterval,
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool,
-        attempt run: (_ deadline: TimeInterval, _ attempt: Int) async -> Result<Value, FleetAuthError>,
+        attempt run: (_ deadline: TimeInterval, _ attempt: Int) async -> (Result<Value, FleetAuthError>, sent: Bool),
         succeeded: (Value, _ finished: TimeInterval) -> Void
     ) async -> Result<Value, FleetAuthError> {
         var attempt = max(1, firstAttempt)
         while true {
             let attemptStart = clock.uptime()
-            let result = await run(deadline(), attempt)
+            let (result, sent) = await run(deadline(), attempt)
             let finished = clock.uptime()
             switch result {
             case .success(let value):
@@ -108,7 +112,10 @@ package struct TokenFetcher: Sendable {
                         retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
                     if shouldRetry(error, attempt, finished + delay) { wait = delay }
                 }
-                emit(.fetchFailed(scope, error: error, duration: finished - attemptStart, retryIn: wait))
+                emit(
+                    sent
+                        ? .fetchFailed(scope, error: error, duration: finished - attemptStart, retryIn: wait)
+                        : .notSent(scope, error: error, retryIn: wait))
                 guard let wait else { return .failure(error) }
                 do {
                     try await clock.sleep(for: wait)
@@ -129,30 +136,39 @@ package struct TokenFetcher: Sendable {
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline (on the
     /// injected clock, so it is testable): the answer (any status), or why there was none.
-    /// `fetchStarted` is emitted once the request is built, so only for a request sent: a
-    /// failed `headers` closure ends the attempt before it.
+    /// `fetchStarted` is emitted once the request is built, so only for a request sent
+    /// (`sent`): a failed `headers` closure or a spent deadline ends the attempt before it.
     private func sendOnce(_ scope: AuthorizationScope, attempt: Int, deadline: TimeInterval) async
-        -> Result<Answer, FleetAuthError>
+        -> (Result<Answer, FleetAuthError>, sent: Bool)
     {
         var request: TransportRequest
         do {
             request = try await endpoint.request(for: scope)
         } catch {
             // The headers closure saw this fetch cancelled: that is the sign-out, not the app's credential.
-            if Task.isCancelled, error.underlyingError is CancellationError { return .failure(Self.cancelled(scope)) }
-            return .failure(error)
+            if Task.isCancelled, error.underlyingError is CancellationError {
+                return (.failure(Self.cancelled(scope)), false)
+            }
+            return (.failure(error), false)
         }
         let timeout = min(endpoint.timeout, deadline - clock.uptime())
         request.timeout = timeout
         guard timeout > 0 else {
-            return .failure(
-                FleetAuthError(
-                    reason: .timedOut,
-                    message:
-                        "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
-                    scope: scope, url: request.url))
+            let error = FleetAuthError(
+                reason: .timedOut,
+                message:
+                    "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
+                scope: scope, url: request.url)
+            return (.failure(error), false)
         }
         emit(.fetchStarted(scope, attempt: attempt))
+        return (await send(request, for: scope, timeout: timeout), true)
+    }
+
+    /// Sends `request`, built and counted, within `timeout`: the answer, or why there was none.
+    private func send(_ request: TransportRequest, for scope: AuthorizationScope, timeout: TimeInterval) async
+        -> Result<Answer, FleetAuthError>
+    {
         let transport = self.transport
         let sent = request  // the operation runs concurrently: it captures a constant copy
         let response: TransportResponse?

@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 
 /// Something the token engine did, for an app to log or count: a fetch that started,
 /// succeeded or failed, a token served from the cache (fresh, stale or degraded during an
@@ -22,7 +22,7 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         case .fetchStarted(let scope, _), .fetchSucceeded(let scope, _, _, _), .fetchFailed(let scope, _, _, _),
             .servedFresh(let scope, _), .failureReplayed(let scope, _), .servedStale(let scope, _),
             .servedDegraded(let scope, _, _, _), .clockDisagreement(let scope, _, _), .refreshScheduled(let scope),
-            .invalidated(let scope, _, _), .evicted(let scope, _):
+            .invalidated(let scope, _, _), .evicted(let scope, _, _), .notSent(let scope, _, _):
             scope
         case .invalidatedAll: nil
         }
@@ -32,8 +32,39 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
     /// served degraded; `nil` for the others.
     public var error: FleetAuthError? {
         switch detail {
-        case .fetchFailed(_, let error, _, _), .failureReplayed(_, let error), .servedDegraded(_, _, _, let error):
+        case .fetchFailed(_, let error, _, _), .failureReplayed(_, let error), .servedDegraded(_, _, _, let error),
+            .notSent(_, let error, _):
             error
+        default: nil
+        }
+    }
+
+    /// How long the fetch (`fetchSucceeded`, from its first attempt) or the attempt
+    /// (`fetchRetried`, `fetchFailed`, `rejected`) took, in seconds; `nil` for other kinds.
+    public var duration: TimeInterval? {
+        switch detail {
+        case .fetchSucceeded(_, _, let duration, _), .fetchFailed(_, _, let duration, _): duration
+        default: nil
+        }
+    }
+
+    /// The fingerprint of the token the event is about (served, fetched, invalidated, or
+    /// whose clock disagreed); `nil` where there is no token. Never the token itself.
+    public var tokenFingerprint: String? {
+        switch detail {
+        case .fetchSucceeded(_, let fingerprint, _, _), .servedFresh(_, let fingerprint),
+            .servedStale(_, let fingerprint), .servedDegraded(_, let fingerprint, _, _),
+            .clockDisagreement(_, let fingerprint, _), .invalidated(_, let fingerprint, _):
+            fingerprint
+        default: nil
+        }
+    }
+
+    /// Seconds until the next attempt, when one is scheduled (`fetchRetried`, or a
+    /// `requestNotSent` that another attempt follows); `nil` otherwise.
+    public var retryDelay: TimeInterval? {
+        switch detail {
+        case .fetchFailed(_, _, _, let retryIn), .notSent(_, _, let retryIn): retryIn
         default: nil
         }
     }
@@ -61,8 +92,12 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         case refreshScheduled(AuthorizationScope)
         case invalidated(AuthorizationScope, fingerprint: String, dropped: Bool)
         case invalidatedAll
-        /// `usableWithCapacity` is set the first time the token dropped was still usable.
-        case evicted(AuthorizationScope, usableWithCapacity: Int?)
+        /// `usable`: the token dropped was still usable; `capacity` is the cache's.
+        case evicted(AuthorizationScope, usable: Bool, capacity: Int)
+        /// An attempt that sent no request: the `headers` closure threw, the fetch was
+        /// cancelled or signed out first, or the retry deadline ran out; `retryIn` as for
+        /// `fetchFailed`.
+        case notSent(AuthorizationScope, error: FleetAuthError, retryIn: TimeInterval?)
 
         /// One line, without token values.
         package var description: String {
@@ -90,10 +125,13 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
             case .invalidated(let scope, let fingerprint, let dropped):
                 return "invalidated \(scope) \(fingerprint) \(dropped ? "dropped" : "not cached")"
             case .invalidatedAll: return "invalidatedAll"
-            case .evicted(let scope, nil): return "evicted \(scope)"
-            case .evicted(let scope, let capacity?):
+            case .evicted(let scope, false, _): return "evicted \(scope)"
+            case .evicted(let scope, true, let capacity):
                 return
-                    "evicted \(scope) while its token was still usable: more contexts are in use than cacheCapacity (\(capacity)) holds, and each one dropped is fetched again; raise cacheCapacity above the number of vehicles and trips served"
+                    "evictedUsable \(scope) while its token was still usable: more contexts are in use than cacheCapacity (\(capacity)) holds, and each one dropped is fetched again; raise cacheCapacity above the number of vehicles and trips served"
+            case .notSent(let scope, let error, let retryIn):
+                let retry = retryIn.map { ", retry in \(seconds($0))" } ?? ""
+                return "requestNotSent \(scope) \(error.reason)\(retry)"
             }
         }
     }

@@ -20,11 +20,14 @@ extension TokenEvent {
         /// A lookup got the error of a fetch that failed moments ago, without a request.
         public static let failureReplayed = Kind("failureReplayed")
         /// A request to the token backend was sent (``TokenEvent/attempt`` says which). Each
-        /// ends in exactly one `fetchSucceeded`, `fetchRetried`, `fetchFailed` or `rejected`.
-        /// An attempt that sent nothing — the endpoint's `headers` closure threw (error code
-        /// `credentialsUnavailable`), or the retry deadline ran out first — has no
-        /// `fetchStarted`, only its `fetchFailed` or `fetchRetried`.
+        /// ends in exactly one `fetchSucceeded`, `fetchRetried`, `fetchFailed` or `rejected`,
+        /// so whenever no fetch is in flight their sum equals the count of `fetchStarted`.
         public static let fetchStarted = Kind("fetchStarted")
+        /// An attempt ended before any request was sent: the endpoint's `headers` closure
+        /// threw (error code `credentialsUnavailable`), the fetch was cancelled or signed out
+        /// first, or the retry deadline ran out. No `fetchStarted` comes before it;
+        /// ``TokenEvent/retryDelay`` says when another attempt follows, if one does.
+        public static let requestNotSent = Kind("requestNotSent")
         /// A fetch delivered a token (``TokenEvent/expiresIn`` says for how long).
         public static let fetchSucceeded = Kind("fetchSucceeded")
         /// A request failed and another attempt follows.
@@ -46,10 +49,14 @@ extension TokenEvent {
         /// is kept, its life read off the backend's clock; if the fleet service refuses it, the
         /// backend's clock is the likely cause.
         public static let clockDisagreement = Kind("clockDisagreement")
-        /// A full cache dropped the context stored longest ago. At warning level when its
-        /// token was still usable: more contexts are in use than `cacheCapacity` holds (the
-        /// statistics count these), so raise it.
+        /// A full cache dropped the context stored longest ago, whose token was no longer
+        /// usable: routine, at info level.
         public static let evicted = Kind("evicted")
+        /// A full cache dropped the context stored longest ago while its token was still
+        /// usable, at warning level every time: more contexts are in use than
+        /// `cacheCapacity` holds, each dropped one is fetched again (``TokenStatistics``
+        /// counts them), so raise it.
+        public static let evictedUsable = Kind("evictedUsable")
     }
 
     /// What kind of thing happened.
@@ -73,7 +80,8 @@ extension TokenEvent {
         case .invalidated: .invalidated
         case .invalidatedAll: .signedOut
         case .clockDisagreement: .clockDisagreement
-        case .evicted: .evicted
+        case .evicted(_, let usable, _): usable ? .evictedUsable : .evicted
+        case .notSent: .requestNotSent
         }
     }
 

@@ -3,9 +3,11 @@
 public enum TokenEventLevel: Sendable, Comparable, CaseIterable {
     /// Per-lookup detail: served fresh or stale, failures replayed, fetches and refreshes starting.
     case debug
-    /// What changed: a token fetched, invalidated or evicted.
+    /// What changed: a token fetched or invalidated, a context that had no usable token left
+    /// dropped from a full cache.
     case info
-    /// A fetch attempt failed and another follows, or a token was served degraded.
+    /// A fetch attempt failed and another follows, a token was served degraded, a full cache
+    /// dropped a token that was still usable, or a lookup failed before any request was sent.
     case warning
     /// A fetch failed for good; its callers got the error.
     case error
@@ -16,9 +18,10 @@ extension TokenEvent.Detail {
     package var level: TokenEventLevel {
         switch self {
         case .servedFresh, .servedStale, .failureReplayed, .fetchStarted, .refreshScheduled: return .debug
-        case .fetchSucceeded, .invalidated, .invalidatedAll, .evicted(_, nil): return .info
-        case .evicted(_, _?): return .warning
+        case .fetchSucceeded, .invalidated, .invalidatedAll: return .info
+        case .evicted(_, let usable, _): return usable ? .warning : .info
         case .fetchFailed(_, _, _, let retryIn): return retryIn == nil ? .error : .warning
+        case .notSent: return .warning
         case .servedDegraded, .clockDisagreement: return .warning
         }
     }

@@ -9,7 +9,7 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
     /// How the token stands. New phases may be added without breaking anyone.
     public struct Phase: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
-            case noToken, fresh, refreshing, degraded, failed, signedOut
+            case noToken, fresh, refreshing, degraded, refreshRefused, failed, signedOut
         }
         private let value: Value
 
@@ -18,22 +18,26 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
         public static let noToken = Phase(value: .noToken)
         /// A token is held and handed out; ``TokenState/expiresAt`` says until when.
         public static let fresh = Phase(value: .fresh)
-        /// A fetch is under way: the first one, or a refresh while the held token is still
-        /// handed out.
+        /// A fetch is under way: the first one, a refresh while the held token is still
+        /// handed out, or a fetch with no token yet whose attempt failed while retries remain
+        /// (``TokenState/error`` then says what the last attempt met).
         public static let refreshing = Phase(value: .refreshing)
-        /// The token backend failed (``TokenState/error`` says why) and the held token is still
-        /// handed out: through a transient failure until its outage floor, through a refusal
-        /// that will not pass by itself (``FleetAuthError/isTransient`` false, such as a 403
-        /// to the refresh) until it has only the minimum remaining lifetime left, well before
-        /// ``TokenState/expiresAt``. Show a warning; a refusal needs fixing before then.
+        /// The token backend is unreachable or failing for a reason that may pass (a
+        /// transient ``TokenState/error``), and the held token is still handed out past its
+        /// refresh window, until its outage floor. Show "connection problems".
         public static let degraded = Phase(value: .degraded)
-        /// No usable token and the last fetch failed (``TokenState/error``): calls that need
-        /// a token fail until a fetch succeeds.
+        /// The backend refused the refresh for good (a 401 or 403: ``TokenState/error``, not
+        /// transient) while the held token is still handed out, until it has only the minimum
+        /// remaining lifetime left. Show "sign in again soon": the app's credential needs
+        /// renewing before then.
+        public static let refreshRefused = Phase(value: .refreshRefused)
+        /// No usable token and the last fetch failed with its retries used up
+        /// (``TokenState/error``): calls that need a token fail until a fetch succeeds.
         public static let failed = Phase(value: .failed)
         /// Every token was dropped by `invalidateAll()` (sign-out).
         public static let signedOut = Phase(value: .signedOut)
 
-        /// `noToken`, `fresh`, `refreshing`, `degraded`, `failed` or `signedOut`.
+        /// `noToken`, `fresh`, `refreshing`, `degraded`, `refreshRefused`, `failed` or `signedOut`.
         public var description: String { value.rawValue }
     }
 
@@ -45,7 +49,8 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
     public let expiresAt: Date?
     /// The held token's fingerprint, if a token is held.
     public let tokenFingerprint: String?
-    /// Why the backend failed, when ``phase`` is `degraded` or `failed`.
+    /// Why the backend failed, when ``phase`` is `degraded`, `refreshRefused` or `failed`, or
+    /// `refreshing` after a failed attempt.
     public var error: FleetAuthError? { failure?.error }
     /// The error, compared by what it says (its cause, status and message), so that states
     /// compare equal when they say the same.

@@ -12,11 +12,11 @@ public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
     /// (above the outage floor) while the backend failed for a transient reason. Also
     /// counted in ``hits``.
     public var degradedServes: Int
-    /// Scopes with a cached token now.
-    package var cachedScopes: Int
+    /// Contexts with a cached token now.
+    public package(set) var cachedScopes: Int
     /// Tokens a full cache dropped while they were still usable: more contexts in use than
-    /// `cacheCapacity` holds, each dropped one fetched again.
-    package var evictedUsable = 0
+    /// `cacheCapacity` holds, each dropped one fetched again (each an `evictedUsable` event).
+    public package(set) var evictedUsable = 0
     /// Fetches in flight now, background refreshes included.
     public package(set) var activeFetches: Int
 

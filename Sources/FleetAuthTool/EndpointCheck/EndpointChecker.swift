@@ -136,8 +136,9 @@ package struct EndpointChecker: Sendable {
             endpoint: endpoint, transport: transport, clock: clock, refresh: RefreshPolicy(), retry: retry,
             rules: rules,
             emit: { event in
-                if case .fetchFailed(_, let error, _, _) = event {
-                    failed.withLock { $0.append(error) }
+                switch event {
+                case .fetchFailed(_, let error, _, _), .notSent(_, let error, _): failed.withLock { $0.append(error) }
+                default: break
                 }
             })
         let result = await fetcher.exchange(options.scope)

@@ -70,7 +70,7 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount == 100)
     }
 
-    @Test func aFullCacheEvictsTheScopeStoredLongestAgoAndWarnsOnceWhenItWasUsable() async throws {
+    @Test func aFullCacheEvictsTheScopeStoredLongestAgoAndWarnsEveryTimeItWasUsable() async throws {
         let h = try EngineHarness(cacheCapacity: 2)
         _ = try await h.engine.token(for: .vehicle("a"))
         _ = try await h.engine.token(for: .vehicle("b"))
@@ -80,12 +80,15 @@ struct TokenEngineTests {
         #expect(h.engine.cachedToken(for: .vehicle("a")) == nil)
         #expect(h.engine.cachedToken(for: .vehicle("b")) != nil)
         _ = try await h.engine.token(for: .vehicle("d"))  // evicts b, usable too
-        let evictions = h.events.all.filter { $0.kind == .evicted }
-        #expect(evictions.map(\.level) == [.warning, .info])
-        #expect(evictions.first?.description.contains("raise cacheCapacity") == true)
+        let evictions = h.events.all.filter { $0.kind == .evictedUsable }
+        #expect(evictions.map(\.level) == [.warning, .warning])
+        #expect(evictions.map(\.scope) == [.vehicle("a"), .vehicle("b")])
+        #expect(evictions.allSatisfy { $0.description.contains("raise cacheCapacity") })
         #expect(evictions.first?.description.contains("cacheCapacity (2)") == true)
+        #expect(h.events.all.filter { $0.kind == .evicted }.isEmpty)
         #expect(h.engine.statistics.evictedUsable == 2)
         #expect(h.engine.statistics.description.hasSuffix(", evicted while usable 2 (raise cacheCapacity)"))
+        #expect(h.events.all.filter { $0.kind == .evictedUsable }.count == h.engine.statistics.evictedUsable)
     }
 
     /// The warning's edge: a token at its outage floor is no longer usable, so dropping it
@@ -96,7 +99,8 @@ struct TokenEngineTests {
         _ = try await h.engine.token(for: .vehicle("a"))
         h.clock.advance(by: age)
         _ = try await h.engine.token(for: .vehicle("b"))
-        let eviction = h.events.all.first { $0.kind == .evicted }
+        let eviction = h.events.all.first { $0.kind == .evicted || $0.kind == .evictedUsable }
+        #expect(eviction?.kind == (warns ? .evictedUsable : .evicted), "\(eviction.map(\.description) ?? "none")")
         #expect(eviction?.level == (warns ? .warning : .info), "\(eviction.map(\.description) ?? "none")")
         #expect(h.engine.statistics.evictedUsable == (warns ? 1 : 0))
     }

@@ -94,15 +94,15 @@ struct StateAgreementPropertyTests {
                 let handedOut = provider.cachedUsableToken(for: context)
                 if let handedOut {
                     #expect(
-                        [.fresh, .refreshing, .degraded].contains(state.phase)
+                        [.fresh, .refreshing, .degraded, .refreshRefused].contains(state.phase)
                             && state.tokenFingerprint == handedOut.fingerprint,
                         "a lookup got \(handedOut.fingerprint) but the state says \(state) — \(trail)")
                 } else {
                     #expect(
-                        state.tokenFingerprint == nil && state.phase != .fresh && state.phase != .degraded,
+                        state.tokenFingerprint == nil && ![.fresh, .degraded, .refreshRefused].contains(state.phase),
                         "no lookup gets a token but the state says \(state) — \(trail)")
                 }
-                if state.phase == .failed || state.phase == .degraded {
+                if [.failed, .degraded, .refreshRefused].contains(state.phase) {
                     #expect(state.error != nil, "\(state) names no error — \(trail)")
                 }
             }

@@ -30,8 +30,8 @@ struct TokenEventLoggerTests {
             (.fetchSucceeded(v42, fingerprint: "tok_1", duration: 0.2, expiresIn: 3600), .info),
             (.invalidated(v42, fingerprint: "tok_1", dropped: true), .info),
             (.invalidatedAll, .info),
-            (.evicted(v42, usableWithCapacity: nil), .info),
-            (.evicted(v42, usableWithCapacity: 1024), .warning),
+            (.evicted(v42, usable: false, capacity: 1024), .info),
+            (.evicted(v42, usable: true, capacity: 1024), .warning),
             (.fetchFailed(v42, error: error, duration: 0.1, retryIn: 0.5), .warning),
             (.fetchFailed(v42, error: error, duration: 0.1, retryIn: nil), .error),
         ]
@@ -145,8 +145,11 @@ struct EventOutcomeTests {
         await #expect(throws: FleetAuthError.self) { try await engine.token(for: .vehicle("v-42")) }
         #expect(transport.requests.isEmpty)
         #expect(events.all.filter { $0.kind == .fetchStarted }.isEmpty)
-        let failed = events.all.filter { $0.kind == .fetchFailed }
-        #expect(failed.count == 1 && failed.first?.error?.code == .credentialsUnavailable)
+        // Its own kind: started requests and their outcomes still balance (none and none).
+        #expect(events.all.filter { $0.kind == .fetchFailed }.isEmpty)
+        let notSent = events.all.filter { $0.kind == .requestNotSent }
+        #expect(notSent.count == 1 && notSent.first?.error?.code == .credentialsUnavailable)
+        #expect(notSent.first?.level == .warning && notSent.first?.retryDelay == nil)
     }
 }
 
@@ -173,7 +176,7 @@ struct SignOutDuringHeadersTests {
         let error = try #require(throws: FleetAuthError.self) { try outcome.get() }
         #expect(error.code == .signedOut)
         await clock.settle()
-        let failures = events.withLock { $0 }.filter { $0.kind == .fetchFailed }
+        let failures = events.withLock { $0 }.filter { $0.kind == .requestNotSent }
         #expect(failures.count == 1)
         #expect(failures.first?.error?.code == .signedOut, "\(failures)")
         #expect(events.withLock { $0 }.contains { $0.kind == .fetchStarted } == false)

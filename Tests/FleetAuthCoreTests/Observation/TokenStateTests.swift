@@ -112,16 +112,22 @@ struct TokenStateTests {
             try await provider.token(for: truck)
         }
         #expect(throws: FleetAuthError.self) { try past.get() }
-        try await watcher.phases(count: 6)
-        #expect(watcher.states[5].phase == .failed && watcher.states[5].tokenFingerprint == nil)
+        // While the caller's retries remain the state says refreshing, with the last error;
+        // failed once they are used up.
+        let trail = try await h.clock.settled { watcher.phases.last == "failed" ? watcher.phases : nil }
+        let failed = trail.count - 1
+        #expect(trail[5..<failed].allSatisfy { $0 == "refreshing" } && failed > 5, "\(trail)")
+        #expect(watcher.states[5..<failed].allSatisfy { $0.error?.status == 503 && $0.tokenFingerprint == nil })
+        #expect(watcher.states[failed].tokenFingerprint == nil)
         #expect(
-            watcher.states[5].error?.status == 503, "\(watcher.states[5]) \(watcher.states[5].error?.message ?? "")")
+            watcher.states[failed].error?.status == 503,
+            "\(watcher.states[failed]) \(watcher.states[failed].error?.message ?? "")")
         // The backend returns; the next fetch brings a fresh token.
         h.backendFails(nil)
         h.clock.advance(by: 60)
         let back = try await h.provider.token(for: truck)
         #expect(back.fingerprint != first.fingerprint)
-        let last = try #require(try await watcher.phases(count: 7).last)
+        let last = try #require(try await watcher.phases(count: failed + 2).last)
         #expect(last == "fresh")
         #expect(watcher.states.last?.tokenFingerprint == back.fingerprint)
     }
@@ -236,7 +242,7 @@ struct PrefetchTests {
 /// agrees with what a lookup does on both sides of the moment the token stops being handed out.
 @Suite("A refused refresh while the token lives", .timeLimit(.minutes(10)))
 struct RefusedRefreshStateTests {
-    @Test func theStateIsDegradedWhileLookupsHandTheTokenOutThenFailed() async throws {
+    @Test func theStateIsRefreshRefusedWhileLookupsHandTheTokenOutThenFailed() async throws {
         let h = try EngineHarness(refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
         let v42 = AuthorizationScope.vehicle("v-42")
         let token = try await h.engine.token(for: v42)
@@ -245,14 +251,14 @@ struct RefusedRefreshStateTests {
         #expect(h.engine.cachedUsableToken(for: v42) == token)
         await h.clock.settle()  // the refresh that lookup started is refused at once
         let refused = h.engine.tokenState(of: v42)
-        #expect(refused.phase == .degraded, "\(refused)")
+        #expect(refused.phase == .refreshRefused, "\(refused)")
         #expect(refused.error?.status == 403 && refused.error?.isTransient == false)
         #expect(refused.tokenFingerprint == token.fingerprint)
         #expect(h.engine.cachedUsableToken(for: v42) == token)
         // One second before the minimum remaining life (300 s), still handed out; at it, not.
         h.clock.advance(by: 3299 - 3120)
         #expect(h.engine.cachedUsableToken(for: v42) == token)
-        #expect(h.engine.tokenState(of: v42).phase == .degraded)
+        #expect(h.engine.tokenState(of: v42).phase == .refreshRefused)
         h.clock.advance(by: 1)
         #expect(h.engine.cachedUsableToken(for: v42) == nil)
         #expect(h.engine.tokenState(of: v42).phase == .failed)
