@@ -2,11 +2,13 @@ import Foundation
 
 extension TokenEngine {
     /// Registers the caller as a waiter of the scope's fetch, starting one if none runs.
-    func waitForFetch(_ scope: AuthorizationScope) async throws -> AuthToken {
+    /// `forced`: the caller wants a new token, not the cached one, and waits for the fetch
+    /// even while the scope cools down after a failure.
+    func waitForFetch(_ scope: AuthorizationScope, forced: Bool = false) async throws -> AuthToken {
         let waiterID = state.withLock { $0.nextID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<AuthToken, any Error>) in
-                register(continuation, as: waiterID, for: scope)
+                register(continuation, as: waiterID, for: scope, forced: forced)
             }
         } onCancel: {
             let waiter = withState { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
@@ -16,7 +18,8 @@ extension TokenEngine {
     }
 
     private func register(
-        _ continuation: CheckedContinuation<AuthToken, any Error>, as waiterID: UInt64, for scope: AuthorizationScope
+        _ continuation: CheckedContinuation<AuthToken, any Error>, as waiterID: UInt64, for scope: AuthorizationScope,
+        forced: Bool
     ) {
         enum Registration {
             case joined
@@ -29,9 +32,11 @@ extension TokenEngine {
         let registration: Registration = withState { state in
             if Task.isCancelled { return .cancelled }
             // Re-check under the lock: a fetch may have finished since the fast path.
-            let lookup = state.lookUp(scope, at: now)
-            if case .miss = lookup {} else { return .served(lookup) }
-            if let outage = state.outages[scope] {
+            if !forced {
+                let lookup = state.lookUp(scope, at: now)
+                if case .miss = lookup {} else { return .served(lookup) }
+            }
+            if !forced, let outage = state.outages[scope] {
                 if let flight = state.flights[scope], flight.retriesInBackground {
                     // The backend is down and a flight keeps retrying: fail fast.
                     state.flights[scope]?.demanded = true

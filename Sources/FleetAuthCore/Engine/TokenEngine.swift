@@ -69,6 +69,14 @@ package final class TokenEngine: Sendable {
         return try await waitForFetch(scope)
     }
 
+    /// A new token for `scope`, whatever the cache holds: joins the fetch in flight, or
+    /// starts one. The cached token stays in use for other callers until the new one
+    /// arrives; if the fetch fails, this throws and the cached token is kept.
+    package func refreshedToken(for scope: AuthorizationScope) async throws -> AuthToken {
+        let scope = servingScope(for: try scope.validated())
+        return try await waitForFetch(scope, forced: true)
+    }
+
     /// The cached token for `scope` if it can be handed out now (fresh; stale with a
     /// background refresh started; or degraded, above its outage floor while the backend
     /// fails for a transient reason); `nil` when a caller would have to wait for a fetch.

@@ -93,6 +93,17 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         engine.invalidate(token, for: authorizationContext.scope)
     }
 
+    /// Fetches a new token for the context now, whatever the cache holds, and returns it: the
+    /// fetch in flight if one runs (a background refresh), else a new one. For an app that
+    /// needs a token minted after some moment (new claims after a role change, a test that
+    /// wants a second token). The cached token is still handed out to other callers until the
+    /// new one arrives, and is kept if the fetch fails (this then throws its error). To drop a
+    /// token the fleet service refused, use ``invalidate(_:for:)``, which also makes sure the
+    /// refused value does not come back.
+    public func refresh(for authorizationContext: Context) async throws -> AuthToken {
+        try await engine.refreshedToken(for: authorizationContext.scope)
+    }
+
     /// Drops every token and in-flight fetch: call it on sign-out.
     public func invalidateAll() {
         engine.invalidateAll()
