@@ -7,8 +7,7 @@
 #   module_dir  where their .swiftmodule files are (debug build)
 #   triple      the target triple of this toolchain
 #   sdk_args    -sdk <path> on Apple platforms, empty elsewhere
-#   c_args      -I <path> for every C target's include folder (FleetAuthCore imports one,
-#               so whoever loads FleetAuthCore's module must find it)
+# Every target is Swift, so a module's .swiftmodule in module_dir is all a tool needs to load it.
 build_library_modules() {
   modules=()
   local name
@@ -33,11 +32,6 @@ print(" ".join(names))'); do
   module_dir="$bin/Modules"
   [ -d "$module_dir" ] || module_dir="$bin"
   triple=$(swiftc -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
-  c_args=()
-  local include
-  for include in Sources/*/include; do
-    [ -f "$include/module.modulemap" ] && c_args+=(-I "$include")
-  done
   sdk_args=()
   if command -v xcrun >/dev/null; then sdk_args=(-sdk "$(xcrun --show-sdk-path)"); fi
 }

@@ -18,16 +18,32 @@ public import Foundation
 /// )
 /// ```
 public struct TokenEndpoint: Sendable {
-    // Set through the initializer, which documents them.
-    package var url: String
-    package var method: String
-    package var idQueryName: String?
-    package var taskQueryName: String
-    package var format: TokenResponseFormat
-    package var headers: @Sendable (AuthorizationScope) async throws -> [String: String]
-    package var timeout: TimeInterval
-    package var maximumResponseBytes: Int
-    package var allowsInsecureHTTP: Bool
+    /// The backend's URL, with an optional placeholder for the ID (see
+    /// ``init(url:method:idQueryName:taskQueryName:format:headers:timeout:maximumResponseBytes:allowsInsecureHTTP:)``).
+    public var url: String
+    /// The HTTP method, `GET` (the default) or `POST`; stored upper-cased, whatever case it
+    /// was set in.
+    public var method: String {
+        didSet { method = method.uppercased() }
+    }
+    /// The query item that carries the ID when the URL has no placeholder; `nil` (the
+    /// default) names it after the context's kind: `vehicleId`, `tripId` or `trackingId`.
+    public var idQueryName: String?
+    /// The query item that carries a task's ID when the URL has no placeholder. Default
+    /// `taskId`.
+    public var taskQueryName: String
+    /// The shape of the backend's answer. Default ``TokenResponseFormat/tokenOnly``.
+    public var format: TokenResponseFormat
+    /// The extra headers of each fetch (usually the app's own login credential), called for
+    /// every fetch; if it throws, the fetch fails with `credentialsUnavailable`.
+    public var headers: @Sendable (AuthorizationScope) async throws -> [String: String]
+    /// Seconds one request may take. Default 15.
+    public var timeout: TimeInterval
+    /// The largest answer accepted, in bytes. Default 64 KiB.
+    public var maximumResponseBytes: Int
+    /// Whether plain `http` to hosts other than loopback is allowed, which sends the token
+    /// and the app's credential in clear text: for trusted test networks only. Default `false`.
+    public var allowsInsecureHTTP: Bool
 
     /// Creates an endpoint description.
     ///
@@ -40,6 +56,8 @@ public struct TokenEndpoint: Sendable {
     /// throws, the fetch fails with `credentialsUnavailable`. `timeout` is per request.
     /// `allowsInsecureHTTP` permits plain `http` to hosts other than loopback, which would send
     /// the token and the app's credential in clear text: for trusted test networks only.
+    ///
+    /// Nothing is checked here: a provider checks the endpoint when it is made.
     public init(
         url: String,
         method: String = "GET",

@@ -4,7 +4,7 @@
 /// Whatever the format, the token must be a JWT and its `exp` claim is authoritative: a
 /// body expiry that disagrees with `exp` by more than the tolerance is an
 /// `expiryMismatch` error, which catches seconds/milliseconds mix-ups.
-public struct TokenResponseFormat: Sendable, Hashable {
+public struct TokenResponseFormat: Sendable, Hashable, CustomStringConvertible {
     /// How the body's expiry number is to be read.
     public struct ExpiryUnit: Sendable, Hashable {
         package enum Value: Sendable, Hashable { case absoluteSeconds, absoluteMilliseconds, secondsFromNow }
@@ -42,23 +42,36 @@ public struct TokenResponseFormat: Sendable, Hashable {
         case plainText
     }
 
-    /// A name that takes no part in equality, so that two formats which read the same body
-    /// compare equal whatever they are called (`.tokenOnly == .json(tokenKey: "token")`).
-    package struct Label: Sendable, Hashable {
-        let text: String
-        package static func == (lhs: Label, rhs: Label) -> Bool { true }
-        package func hash(into hasher: inout Hasher) {}
-    }
-
+    /// What the parser reads: where the token is, and where (if anywhere) the body states
+    /// its expiry. The one thing two formats compare and hash by.
     package let body: Body
-    private let label: Label
-    /// A short name for messages and reports.
-    package var name: String { label.text }
+    /// A short human name for messages and reports; shown by ``description``, never compared.
+    private let name: String
 
     private init(body: Body, name: String) {
         self.body = body
-        self.label = Label(text: name)
+        self.name = name
     }
+
+    /// Equal when both read the same body, whatever they are called:
+    /// `.tokenOnly == .json(tokenKey: "token")`.
+    /// - Parameters:
+    ///   - lhs: A format.
+    ///   - rhs: Another format.
+    /// - Returns: Whether the two read the token and its expiry from the same places, in the same unit.
+    public static func == (lhs: TokenResponseFormat, rhs: TokenResponseFormat) -> Bool {
+        lhs.body == rhs.body
+    }
+
+    /// Hashes the body the format reads, and not its name, as ``==(_:_:)`` compares.
+    /// - Parameter hasher: The hasher to feed.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(body)
+    }
+
+    /// The format's name, such as `{jwt, expirationTimestamp in absolute ms}` or
+    /// `accessToken + expiresAtMillis (absolute Unix milliseconds)`.
+    public var description: String { name }
 
     /// A JSON object holding the token under `tokenKey` and, optionally, its expiry.
     ///

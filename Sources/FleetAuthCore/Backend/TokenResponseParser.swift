@@ -169,7 +169,7 @@ package struct TokenResponseParser: Sendable {
             guard let json = try? JSONSerialization.jsonObject(with: response.body, options: []),
                 let object = json as? [String: Any]
             else {
-                throw malformed("The body is not a JSON object; expected \(format.name)", response)
+                throw malformed("The body is not a JSON object; expected \(format.description)", response)
             }
             guard let rawToken = object[tokenKey] else {
                 let keys = object.keys.sorted().prefix(10).joined(separator: ", ")
@@ -185,7 +185,7 @@ package struct TokenResponseParser: Sendable {
             guard let expiry else { return (token, nil) }
             guard let rawExpiry = object[expiry.key], !(rawExpiry is NSNull) else {
                 throw malformed(
-                    "The JSON has no `\(expiry.key)` expiry key, which \(format.name) reads", response)
+                    "The JSON has no `\(expiry.key)` expiry key, which \(format.description) reads", response)
             }
             guard let number = JSONNumber.value(rawExpiry)?.doubleValue else {
                 throw malformed("`\(expiry.key)` is \(Self.jsonTypeName(rawExpiry)), not a number", response)
@@ -257,7 +257,7 @@ package struct TokenResponseParser: Sendable {
     /// `object` holds, unless it is `other`; `nil` when none is.
     private static func presetFix(for object: [String: Any], other: TokenResponseFormat? = nil) -> String? {
         guard let preset = TokenResponseFormat.preset(readingKeysOf: object), preset.format != other else { return nil }
-        return "This body is the \(preset.format.name) shape: set the TokenEndpoint's `format: \(preset.swift)`."
+        return "This body is the \(preset.format.description) shape: set the TokenEndpoint's `format: \(preset.swift)`."
     }
 
     private func malformed(_ problem: String, _ response: TransportResponse) -> FleetAuthError {

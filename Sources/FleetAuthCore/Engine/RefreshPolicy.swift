@@ -14,31 +14,43 @@ public import Foundation
 public struct RefreshPolicy: Sendable, Hashable {
     /// The least life a returned token has left. Default 300 s: the fleet service
     /// needs time to accept the request that carries it.
-    public package(set) var minimumRemainingLifetime: TimeInterval
+    public var minimumRemainingLifetime: TimeInterval
     /// How long before expiry a background refresh starts. Default 600 s.
-    public package(set) var refreshWindow: TimeInterval
-    package var maximumLifetime: TimeInterval
-    package var minimumLifetime: TimeInterval
-    package var expiryTolerance: TimeInterval
-    package var adaptsToTraffic: Bool
-    package var latencyMultiplier: Double
-    package var refreshJitter: TimeInterval
+    public var refreshWindow: TimeInterval
+    /// The longest lifetime (`exp − iat`) accepted. Default 3600 s: the fleet service
+    /// rejects longer ones.
+    public var maximumLifetime: TimeInterval
+    /// The shortest lifetime accepted at all. Default 30 s.
+    public var minimumLifetime: TimeInterval
+    /// How far apart the body's expiry, the JWT's `exp` and `iat` may be before they count as
+    /// disagreeing. Default 60 s.
+    public var expiryTolerance: TimeInterval
+    /// Whether the refresh window narrows to what the engine observes; `false` refreshes at
+    /// the full ``refreshWindow``. Default `true`.
+    public var adaptsToTraffic: Bool
+    /// How many times the slowest recent fetch an adaptive window leaves. Default 3.
+    public var latencyMultiplier: Double
+    /// The most random extra an adaptive window adds per token. Default 2 s.
+    public var refreshJitter: TimeInterval
     /// How long a token-backend outage, starting at any moment, is ridden out without a
     /// failed lookup. Default 300 s. Each extra minute costs tokens: see the table in
     /// the FleetAuthCore documentation ("Bad days"). Scaled down for short-lived tokens
     /// (at most a quarter of the lifetime).
-    public package(set) var outageTolerance: TimeInterval
+    public var outageTolerance: TimeInterval
     /// The least life a token served degraded (during an outage, below
     /// `minimumRemainingLifetime`) has left. Default 60 s.
-    public package(set) var outageFloor: TimeInterval
-    package var servesDuringOutages: Bool
-    package var spreadsRefreshes: Bool
+    public var outageFloor: TimeInterval
+    /// Whether a cached token is served below ``minimumRemainingLifetime`` (down to
+    /// ``outageFloor``) while the backend fails for a transient reason. Default `true`.
+    public var servesDuringOutages: Bool
+    /// Whether a token fetched off the refresh schedule has its first refresh moved to a
+    /// random point before its normal moment, so a fleet that starts together refreshes
+    /// spread out. Default `true`.
+    public var spreadsRefreshes: Bool
 
     /// Creates a policy; each argument sets the property of the same name. The defaults
     /// follow the token-provider contract and ride out a 5-minute token-backend outage.
-    ///
-    /// The margins, windows and tolerances can be read back; the lifetime bounds, switches and
-    /// tuning are set here only.
+    /// Nothing is checked here: a provider checks the policy when it is made.
     /// - Parameters:
     ///   - minimumRemainingLifetime: See ``minimumRemainingLifetime``.
     ///   - refreshWindow: See ``refreshWindow``.

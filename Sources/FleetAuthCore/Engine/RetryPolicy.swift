@@ -9,20 +9,23 @@ public import Foundation
 /// callers that need the network get the same error without a new request.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per fetch, the first included. Default 4.
-    public package(set) var maximumAttempts: Int
-    // The backoff's shape: set through the initializer, which documents it.
-    package var initialBackoff: TimeInterval
-    package var multiplier: Double
-    package var maximumBackoff: TimeInterval
-    package var jitter: Double
+    public var maximumAttempts: Int
+    /// The wait before the second attempt. Default 0.5 s.
+    public var initialBackoff: TimeInterval
+    /// The factor between successive waits. Default 2.
+    public var multiplier: Double
+    /// The longest wait between attempts. Default 8 s.
+    public var maximumBackoff: TimeInterval
+    /// The random spread around each wait, as a fraction (0.2, the default, means ±20 %); 0
+    /// makes the waits exact, for tests that assert them.
+    public var jitter: Double
     /// The most time one fetch may take, all attempts and waits included. Default 30 s.
-    public package(set) var deadline: TimeInterval
+    public var deadline: TimeInterval
     /// How long a scope keeps failing fast after a failed fetch. Default 5 s.
-    public package(set) var failureCooldown: TimeInterval
+    public var failureCooldown: TimeInterval
 
     /// Creates a policy; each argument sets the property of the same name.
-    ///
-    /// The attempts, deadline and cooldown can be read back; the backoff's shape is set here only.
+    /// Nothing is checked here: a provider checks the policy when it is made.
     /// - Parameters:
     ///   - maximumAttempts: See ``maximumAttempts``.
     ///   - initialBackoff: The wait before the second attempt. Default 0.5 s.

@@ -21,8 +21,10 @@ import Foundation
 /// platforms (<doc:WhatTheProviderDoes#Logs> shows how).
 public struct TokenEventLogger: Sendable {
     /// The lowest level written; events below it are skipped before any text is made.
-    package var minimumLevel: TokenEventLevel
-    private let write: @Sendable (TokenEventLevel, String) -> Void
+    public var minimumLevel: TokenEventLevel
+    /// Receives each written event's level and line; standard error unless the logger was
+    /// made with a `write` of its own. ``log(_:)`` checks the level before calling it.
+    public var write: @Sendable (TokenEventLevel, String) -> Void
 
     /// A logger writing events at `minimumLevel` and above.
     /// - Parameters:

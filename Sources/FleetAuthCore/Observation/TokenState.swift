@@ -65,8 +65,26 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Creates the state of `scope` holding `token` (if any).
-    package init(scope: AuthorizationScope, phase: Phase, token: AuthToken?, error: FleetAuthError? = nil) {
+    /// Creates the state of `scope` holding `token` (if any): what an app's view-model test
+    /// builds to show each state without a provider. The state keeps the token's fingerprint
+    /// and expiry, never its value.
+    ///
+    /// <!-- snippet setup:
+    /// import FleetAuthDriver
+    /// import Foundation
+    /// let scope = DriverAuthorizationContext(vehicleID: "v-42").scope
+    /// let token = AuthToken(value: "header.payload.signature", scope: scope, expiresAt: Date().addingTimeInterval(3600))
+    /// -->
+    /// ```swift
+    /// let outage = FleetAuthError(code: .unexpectedStatus, message: "The token backend answered 503.", status: 503)
+    /// let degraded = TokenState(scope: scope, phase: .degraded, token: token, error: outage)
+    /// ```
+    /// - Parameters:
+    ///   - scope: The vehicle or trip.
+    ///   - phase: How the token stands.
+    ///   - token: The held token, if any; sets ``expiresAt`` and ``tokenFingerprint``.
+    ///   - error: Why the backend failed, for a `degraded` or `failed` phase.
+    public init(scope: AuthorizationScope, phase: Phase, token: AuthToken? = nil, error: FleetAuthError? = nil) {
         self.scope = scope
         self.phase = phase
         self.expiresAt = token?.expiresAt

@@ -73,6 +73,9 @@ extension TokenAuthorization {
     /// `fetchToken(with:completion:)` passes its own completion, which Swift imports without
     /// `@Sendable`, so an adapter forwards it as it is:
     ///
+    /// <!-- snippet setup:
+    /// import FleetAuthDriver
+    /// -->
     /// ```swift
     /// func forward(_ provider: some TokenAuthorization<DriverAuthorizationContext>,
     ///              completion: @escaping (String?, (any Error)?) -> Void) {

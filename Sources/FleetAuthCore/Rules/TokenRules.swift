@@ -13,10 +13,14 @@ public struct TokenRules: Sendable, Hashable {
     /// The audience the fleet service requires: `https://fleetengine.googleapis.com/`.
     public static let fleetServiceAudience = "https://fleetengine.googleapis.com/"
 
-    // Set through the initializer, which documents them.
-    package var expectedAudience: String?
-    package var allowsWildcard: Bool
-    package var fleet: FleetFlavor
+    /// The `aud` a token must name; `nil` skips the check. Default ``fleetServiceAudience``.
+    public var expectedAudience: String?
+    /// Whether a token whose `authorization` claim is the wildcard `"*"` may be used. Default
+    /// `false`: a phone must not hold a token for every vehicle.
+    public var allowsWildcard: Bool
+    /// The fleet flavor the vehicles belong to, whose claim key a vehicle token must name its
+    /// vehicle under. Default ``FleetFlavor/onDemand``.
+    public var fleet: FleetFlavor
 
     /// Creates rules; the defaults are the fleet service's for on-demand apps on phones.
     ///

@@ -39,7 +39,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// The vehicle or trip the token was fetched for.
     public var scope: AuthorizationScope { storage.scope }
     /// When the token arrived, by the device clock.
-    package var receivedAt: Date { storage.receivedAt }
+    public var receivedAt: Date { storage.receivedAt }
     /// When the token expires, by the device clock: the receipt time plus the life the
     /// token had left by the issuer's clock, so a device clock that is off does not matter.
     public var expiresAt: Date { storage.expiresAt }
@@ -54,6 +54,32 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// When the token expires on the uptime of the provider's clock, which no change of the
     /// device's time moves; `nil` for a token FleetAuth did not fetch.
     package var expiresAtUptime: TimeInterval? { storage.uptimeExpiry?.expiresAt }
+
+    /// Creates a token as a test double: what an app's own tests hand to the code that shows or
+    /// sends a token, without a provider or a clock. FleetAuth checks nothing here; a token it
+    /// fetches comes from ``TokenAuthorization/token(for:)``.
+    ///
+    /// <!-- snippet setup:
+    /// import FleetAuthDriver
+    /// import Foundation
+    /// -->
+    /// ```swift
+    /// let received = Date(timeIntervalSince1970: 1_800_000_000)
+    /// let token = AuthToken(
+    ///     value: "header.payload.signature", scope: DriverAuthorizationContext(vehicleID: "v-42").scope,
+    ///     expiresAt: received.addingTimeInterval(3600), receivedAt: received)
+    /// print(token)  // AuthToken(tok_…, vehicle v-42, expires 2027-01-15T09:00:00Z): never the value
+    /// ```
+    /// - Parameters:
+    ///   - value: The compact JWT (any string: it is not decoded).
+    ///   - scope: The vehicle or trip the token is for.
+    ///   - expiresAt: When the token expires, by the device clock.
+    ///   - receivedAt: When it arrived, by the device clock; its lifetime is `expiresAt −
+    ///     receivedAt`. Default: now. Tokens compare equal only when this is equal too, so
+    ///     pass it for tokens a test compares.
+    public init(value: String, scope: AuthorizationScope, expiresAt: Date, receivedAt: Date = Date()) {
+        self.init(value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: nil)
+    }
 
     /// Creates a token record. `lifetime` is its life as minted (default: `expiresAt −
     /// receivedAt`); `uptimeExpiry` is when it expires on the uptime of the clock that

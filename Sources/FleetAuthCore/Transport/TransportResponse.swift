@@ -9,7 +9,7 @@ public struct TransportResponse: Sendable, CustomStringConvertible {
     /// The body. It may hold a token: never log it.
     public var body: Data
     /// The URL that answered, if the transport knows it (after any redirect).
-    package var url: URL?
+    public var url: URL?
 
     /// Creates a response; `url` is the URL that answered, if the transport knows it (after
     /// any redirect).

@@ -11,27 +11,27 @@ public final class InMemoryTokenBackend: Sendable {
     /// How tokens are minted and answered.
     public struct Configuration: Sendable {
         /// `exp − iat` of minted tokens. Default 3600 s.
-        package var lifetime: TimeInterval
+        public var lifetime: TimeInterval
         /// The shape of the answer. Default `TokenResponseFormat.tokenOnly`.
-        package var format: TokenResponseFormat
+        public var format: TokenResponseFormat
         /// How far the backend's clock is ahead of the injected clock (negative: behind).
-        package var clockOffset: TimeInterval
+        public var clockOffset: TimeInterval
         /// `iss` and `sub`.
-        package var serviceAccount: String
+        public var serviceAccount: String
         /// `aud`.
-        package var audience: String
+        public var audience: String
         /// `kid` in the header.
-        package var keyID: String
-        /// Mint `"*"` instead of the requested ID.
-        package var mintsWildcard: Bool
+        public var keyID: String
+        /// Whether tokens name `"*"` instead of the requested ID.
+        public var mintsWildcard: Bool
         /// The fleet whose claim key names a vehicle: `vehicleid` (on-demand, the default) or
         /// `deliveryvehicleid` (delivery).
-        package var fleet: FleetFlavor
+        public var fleet: FleetFlavor
         /// Whether answers carry a `Date` header.
-        package var sendsDateHeader: Bool
+        public var sendsDateHeader: Bool
         /// Edits each token's payload before it is encoded: add, change or remove claims to
         /// mint the odd tokens real backends send. `nil` leaves the payload as minted.
-        package var editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)?
+        public var editPayload: (@Sendable (_ scope: AuthorizationScope, _ payload: inout [String: Any]) -> Void)?
 
         /// Creates a configuration.
         ///

@@ -25,13 +25,13 @@ public final class InMemoryFleetService: Sendable {
     /// What the service accepts.
     public struct Configuration: Sendable {
         /// The audience tokens must name.
-        package var audience: String
+        public var audience: String
         /// The provider (project) ID in paths.
-        package var providerID: String
+        public var providerID: String
         /// How far in the future `iat` may be. Default 600 s.
-        package var skewTolerance: TimeInterval
+        public var skewTolerance: TimeInterval
         /// The longest `exp − iat` accepted. Default 3600 s.
-        package var maximumLifetime: TimeInterval
+        public var maximumLifetime: TimeInterval
 
         /// Creates a configuration; the audience matches ``InMemoryTokenBackend``'s default.
         /// - Parameters:
@@ -95,8 +95,8 @@ public final class InMemoryFleetService: Sendable {
     }
 
     private let clock: any WallClock
-    /// The rules in force.
-    package let configuration: Configuration
+    /// The rules in force, as the service was made with them.
+    public let configuration: Configuration
     private let state = LockedState(State())
 
     /// Creates a service reading time from `clock`.

@@ -148,8 +148,9 @@ public final class InMemoryTransport: HTTPTransport {
         state.withLock { $0.injector = injector }
     }
 
-    /// The latency of every answer, in clock seconds.
-    package var latency: TimeInterval {
+    /// The latency of every answer, in seconds of the transport's clock; a change applies to
+    /// the next request.
+    public var latency: TimeInterval {
         get { state.withLock { $0.latency } }
         set { state.withLock { $0.latency = newValue } }
     }

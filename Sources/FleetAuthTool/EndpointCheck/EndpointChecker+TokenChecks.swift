@@ -37,7 +37,7 @@ extension EndpointChecker {
             let unit = Self.expiryUnit(of: inferred.1).map { ", expiry in \($0.name)" } ?? ", expiry from the JWT's exp"
             findings.append(
                 Finding(
-                    "shape", .warning, "no preset matches; inferred \(inferred.1.name)\(unit)",
+                    "shape", .warning, "no preset matches; inferred \(inferred.1.description)\(unit)",
                     fix: "configure it: \(flags) here, format: \(swift) in the SDK"))
             return inferred
         }
@@ -60,7 +60,7 @@ extension EndpointChecker {
             return nil
         }
         let unit = Self.expiryUnit(of: match.1).map { ", expiry in \($0.name)" } ?? ", expiry from the JWT's exp"
-        findings.append(Finding("shape", .ok, "matches \(match.1.name)\(unit)"))
+        findings.append(Finding("shape", .ok, "matches \(match.1.description)\(unit)"))
         return match
     }
 
@@ -71,11 +71,11 @@ extension EndpointChecker {
             let preset = TokenResponseFormat.preset(readingKeysOf: object)
         {
             return
-                "the body is the \(preset.format.name) shape: pass --format \(preset.name) (Swift: format: \(preset.swift))"
+                "the body is the \(preset.format.description) shape: pass --format \(preset.name) (Swift: format: \(preset.swift))"
         }
         if let inferred = inferredShape(of: response) {
             let (flags, swift) = inferred.1.spelling
-            return "the body reads as \(inferred.1.name): pass \(flags) (Swift: format: \(swift))"
+            return "the body reads as \(inferred.1.description): pass \(flags) (Swift: format: \(swift))"
         }
         return "answer {\"token\": \"<jwt>\"} or another shape --format names, or pass --format with the body's shape"
     }

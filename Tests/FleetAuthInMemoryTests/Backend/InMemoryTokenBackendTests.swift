@@ -70,4 +70,30 @@ struct InMemoryTokenBackendEditTests {
         #expect(claims["exp"] == nil)
         #expect(claims["custom"] as? String == "for v-1")
     }
+
+    @Test func everyConfigurationLabelReadsBackAndAChangeAppliesToTheNextToken() async throws {
+        var configuration = InMemoryTokenBackend.Configuration(
+            lifetime: 900, format: .plainText, clockOffset: -5, serviceAccount: "minter@test", audience: "aud-1",
+            keyID: "k-2", mintsWildcard: true, sendsDateHeader: false, fleet: .delivery,
+            editPayload: { _, payload in payload["extra"] = 1 })
+        #expect(configuration.lifetime == 900)
+        #expect(configuration.format == .plainText)
+        #expect(configuration.clockOffset == -5)
+        #expect(configuration.serviceAccount == "minter@test")
+        #expect(configuration.audience == "aud-1")
+        #expect(configuration.keyID == "k-2")
+        #expect(configuration.mintsWildcard)
+        #expect(configuration.sendsDateHeader == false)
+        #expect(configuration.fleet == .delivery)
+        #expect(configuration.editPayload != nil)
+
+        let backend = InMemoryTokenBackend(clock: ManualWallClock(), configuration: configuration)
+        configuration.keyID = "k-3"
+        backend.configuration = configuration
+        #expect(backend.configuration.keyID == "k-3")
+        let response = try await backend.respond(
+            to: TransportRequest(url: URL(string: "https://b.example/token?vehicleId=v-1")!))
+        let claims = try JWTDecoder.decode(String(decoding: response.body, as: UTF8.self))
+        #expect(claims.keyID == "k-3")
+    }
 }

@@ -120,4 +120,17 @@ struct InMemoryFleetServiceDeliveryTests {
         #expect(await call("PUT", "/vehicles/\(long)", claims: ["vehicleid": long]).status == 400)
         #expect(await call("PUT", "/vehicles/v%3A1", claims: ["vehicleid": "v:1"]).status == 400)
     }
+
+    @Test func theServiceReadsBackTheConfigurationItWasMadeWith() {
+        var configuration = InMemoryFleetService.Configuration(
+            audience: "aud-1", providerID: "p-1", skewTolerance: 30, maximumLifetime: 1800)
+        #expect(configuration.audience == "aud-1")
+        #expect(configuration.providerID == "p-1")
+        #expect(configuration.skewTolerance == 30)
+        #expect(configuration.maximumLifetime == 1800)
+        configuration.providerID = "p-2"
+        let service = InMemoryFleetService(clock: clock, configuration: configuration)
+        #expect(service.configuration.providerID == "p-2")
+        #expect(service.configuration.maximumLifetime == 1800)
+    }
 }

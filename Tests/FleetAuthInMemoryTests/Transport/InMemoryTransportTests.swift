@@ -95,6 +95,22 @@ struct InMemoryTransportTests {
         pending.cancel()
         await #expect(throws: CancellationError.self) { try await pending.value }
     }
+
+    @Test func theLatencyReadsBackAndAChangeAppliesToTheNextRequest() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock, latency: 2)
+        #expect(transport.latency == 2)
+        transport.latency = 0
+        #expect(transport.latency == 0)
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        // With no latency the answer comes without the clock moving (horizon 0: waiting on the
+        // clock fails at once).
+        let url = URL(string: "https://backend.example.com/hello")!
+        let response = try await clock.runToCompletion(horizon: 0) {
+            try await transport.send(TransportRequest(url: url))
+        }.get()
+        #expect(response.status == 200)
+    }
 }
 
 /// A backend mounted at the production endpoint's path template serves the URLs the SDK
