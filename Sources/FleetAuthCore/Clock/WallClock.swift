@@ -9,7 +9,9 @@ public import Foundation
 /// device sleeps and does not move when someone sets the clock. Production code uses
 /// ``SystemWallClock`` (the default wherever a clock is asked for); tests inject a manual
 /// clock (`ManualWallClock` in `FleetAuthInMemory`) and advance it by hand. A clock of your
-/// own implements ``now()``, ``sleep(for:)`` and, to be monotonic, ``uptime()``.
+/// own implements ``now()``, ``sleep(for:)`` and, to be monotonic, ``uptime()``. Do not wrap
+/// the manual clock in a clock of your own: the SDK recognises it by its type to run its
+/// tasks and timeouts where the manual clock can see them, and a wrapper hides that.
 public protocol WallClock: Sendable {
     /// The current wall-clock time.
     func now() -> Date
@@ -20,13 +22,6 @@ public protocol WallClock: Sendable {
     /// Suspends for `duration` seconds of this clock's time; throws `CancellationError`
     /// if the calling task is cancelled first.
     func sleep(for duration: TimeInterval) async throws
-    /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or
-    /// `nil` (and `operation` cancelled) when the time ran out first. The default races
-    /// ``sleep(for:)``, or lets a manual clock decide; a clock that wraps another forwards
-    /// to it, so that a manual clock's timeouts stay deterministic.
-    func withTimeout<Result: Sendable>(
-        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
-    ) async throws -> Result?
 }
 
 /// A clock that simulates time (the manual test clock). The engine asks it two things and
@@ -41,6 +36,11 @@ package protocol SimulatedClock: WallClock {
     /// A draw in `0...1` from a fixed seed, for the SDK's jitter and refresh spread: a test
     /// on a simulated clock sees the same draws on every run.
     func randomUnit() -> Double
+    /// Runs `operation`, giving up after `seconds` of this clock's time, deciding deadline
+    /// ties the simulated way: see ``WallClock/withTimeout(_:_:)``.
+    func simulatedTimeout<Result: Sendable>(
+        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result?
 }
 
 extension WallClock {
@@ -48,10 +48,14 @@ extension WallClock {
     public func uptime() -> TimeInterval { now().timeIntervalSince1970 }
 
     /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or `nil`
-    /// (and `operation` cancelled) when time ran out first.
-    public func withTimeout<Result: Sendable>(
+    /// (and `operation` cancelled) when time ran out first. A simulated clock decides; any
+    /// other races ``sleep(for:)``.
+    package func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
+        if let simulated = self as? any SimulatedClock {
+            return try await simulated.simulatedTimeout(seconds, operation)
+        }
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await operation() }
             group.addTask {

@@ -44,6 +44,12 @@ public protocol TokenAuthorization<Context>: Sendable {
     /// the expiry from the token's own `exp` claim when it is a JWT (no expiry otherwise).
     func token(for authorizationContext: Context) async throws -> AuthToken
 
+    /// The cached token for `authorizationContext` if one can be handed out now without
+    /// waiting, else `nil`; never fetches, never suspends. Callers that send many requests
+    /// (`AuthorizedCaller`) ask it first. The default returns `nil`:
+    /// a provider without a cache has nothing to hand out at once.
+    func cachedUsableToken(for authorizationContext: Context) -> AuthToken?
+
     /// Drops `token` because the fleet service rejected it (401/403), so the next fetch
     /// returns another.
     /// - Returns: whether a cached token was dropped. Providers without a cache need not
@@ -96,6 +102,9 @@ extension TokenAuthorization {
         let sendable: AuthTokenFetchCompletionHandler = { token, error in completion(token, error) }
         fetchToken(with: authorizationContext, completion: sendable)
     }
+
+    /// Returns `nil`: a provider without a cache has nothing to hand out at once.
+    public func cachedUsableToken(for authorizationContext: Context) -> AuthToken? { nil }
 
     /// Does nothing and returns `false`: a provider without a cache has nothing to drop.
     @discardableResult

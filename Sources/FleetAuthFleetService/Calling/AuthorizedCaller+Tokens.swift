@@ -51,11 +51,8 @@ extension AuthorizedCaller {
     static var providerDeadline: TimeInterval { 60 }
 
     func fetch() async throws(FleetServiceError) -> AuthToken {
-        // FleetAuth's own provider answers a cached token at once: no timer, no task.
-        if let provider = authorization as? TokenProvider<Context>, let token = provider.cachedUsableToken(for: context)
-        {
-            return token
-        }
+        // A cached token is answered at once: no timer, no task.
+        if let token = authorization.cachedUsableToken(for: context) { return token }
         let answer: AuthToken?
         do {
             let (authorization, context) = (self.authorization, self.context)

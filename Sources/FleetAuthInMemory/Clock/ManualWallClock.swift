@@ -177,7 +177,7 @@ public final class ManualWallClock: WallClock {
     /// own wake-up has the operation running fires only if the operation next sleeps past
     /// it; one that passes while the operation waits on anything else fires at once.
     /// The operation runs on the clock's executor, so that ``settle()`` waits for it.
-    public func withTimeout<Result: Sendable>(
+    package func simulatedTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
         let id = state.withLock { state -> UInt64 in
