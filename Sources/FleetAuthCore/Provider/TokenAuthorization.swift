@@ -34,8 +34,9 @@ public protocol TokenAuthorization<Context>: Sendable {
     /// Fetches a token for the context and passes it, or an error, to `completion`.
     func fetchToken(with authorizationContext: Context?, completion: @escaping AuthTokenFetchCompletionHandler)
 
-    /// Fetches a token value for the context.
-    func fetchToken(with authorizationContext: Context?) async throws -> String
+    /// Fetches a token value for the context. (Only the completion form takes an optional
+    /// context, because the platform SDK may pass none.)
+    func fetchToken(with authorizationContext: Context) async throws -> String
 
     /// The token for `authorizationContext` with its expiry, redacted in every
     /// description: the form to pass around inside an app.
@@ -61,7 +62,7 @@ public protocol TokenAuthorization<Context>: Sendable {
 extension TokenAuthorization {
     /// Bridges the completion method: the first completion wins, and one with neither a
     /// token nor an error throws `emptyProviderResponse`.
-    public func fetchToken(with authorizationContext: Context?) async throws -> String {
+    public func fetchToken(with authorizationContext: Context) async throws -> String {
         try await ProviderBridge.await { completion in
             fetchToken(with: authorizationContext, completion: completion)
         }
@@ -101,6 +102,14 @@ extension TokenAuthorization {
         nonisolated(unsafe) let completion = completion
         let sendable: AuthTokenFetchCompletionHandler = { token, error in completion(token, error) }
         fetchToken(with: authorizationContext, completion: sendable)
+    }
+
+    /// Drops `token` because the fleet service rejected it (401/403): the form for an app,
+    /// which holds the ``AuthToken``; the string form is the platform SDK's.
+    /// - Returns: whether a cached token was dropped.
+    @discardableResult
+    public func invalidate(_ token: AuthToken, for authorizationContext: Context) -> Bool {
+        invalidate(token.value, for: authorizationContext)
     }
 
     /// Returns `nil`: a provider without a cache has nothing to hand out at once.

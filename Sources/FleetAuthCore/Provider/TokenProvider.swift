@@ -60,13 +60,11 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// A token value for the context. A cached token is returned without suspending and
     /// without leaving the caller's executor (a `@MainActor` caller stays on the main thread).
     @inlinable @inline(__always)
-    nonisolated(nonsending) public func fetchToken(with authorizationContext: Context?) async throws -> String {
+    nonisolated(nonsending) public func fetchToken(with authorizationContext: Context) async throws -> String {
         // Inlinable so that apps get it specialized for their context type: this is the call
         // made at every location update.
-        if let authorizationContext, let value = engine.cachedUsableToken(for: authorizationContext.scope)?.value {
-            return value
-        }
-        return try await Self.fetch(authorizationContext, from: engine).value
+        if let value = engine.cachedUsableToken(for: authorizationContext.scope)?.value { return value }
+        return try await engine.token(for: authorizationContext.scope).value
     }
 
     /// The token with its expiry and claims, for callers that need more than the value.

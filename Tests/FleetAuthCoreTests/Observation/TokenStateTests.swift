@@ -116,7 +116,7 @@ struct TokenStateTests {
         // failed once they are used up.
         let trail = try await h.clock.settled { watcher.phases.last == "failed" ? watcher.phases : nil }
         let failed = trail.count - 1
-        #expect(trail[5..<failed].allSatisfy { $0 == "refreshing" } && failed > 5, "\(trail)")
+        #expect(trail[5..<failed].allSatisfy { $0 == "refreshing" } && failed >= 5, "\(trail)")
         #expect(watcher.states[5..<failed].allSatisfy { $0.error?.status == 503 && $0.tokenFingerprint == nil })
         #expect(watcher.states[failed].tokenFingerprint == nil)
         #expect(
@@ -291,5 +291,25 @@ struct TokenStateEqualityTests {
         #expect(unavailable.phase == .degraded && failing.phase == .degraded)
         #expect(unavailable != failing, "\(unavailable) vs \(failing)")
         #expect("\(failing)".hasSuffix(": unexpectedStatus HTTP 500"))
+    }
+}
+
+/// With no token yet, a failed attempt whose retries remain leaves the state refreshing, with
+/// the attempt's error; it turns failed once the retries are used up.
+@Suite("A first fetch that fails and retries", .timeLimit(.minutes(10)))
+struct FirstFetchRetryStateTests {
+    @Test func theStateIsRefreshingWhileRetriesRemainThenFailed() async throws {
+        let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 3, initialBackoff: 1, jitter: 0))
+        h.transport.setFaultInjector { _, _ in .status(503) }
+        let v42 = AuthorizationScope.vehicle("v-42")
+        let lookup = h.clock.startSimulated { [engine = h.engine] in try await engine.token(for: v42) }
+        await h.clock.settle()  // the first attempt failed; the retry waits for its backoff
+        let retrying = h.engine.tokenState(of: v42)
+        #expect(retrying.phase == .refreshing && retrying.error?.status == 503, "\(retrying)")
+        #expect(h.events.all.contains { $0.kind == .fetchRetried })
+        await h.clock.run(until: h.clock.now().addingTimeInterval(10))
+        await #expect(throws: FleetAuthError.self) { try await lookup.value }
+        let failed = h.engine.tokenState(of: v42)
+        #expect(failed.phase == .failed && failed.error?.status == 503, "\(failed)")
     }
 }

@@ -98,7 +98,7 @@ struct DeliveryTaskTokenTests {
         let first = try await fixture.provider.token(for: vehicle)
         #expect(try await fixture.provider.token(for: task(1)) == first)
         // The fleet service refused the token on a task call.
-        #expect(fixture.provider.invalidate(first.value, for: task(1)))
+        #expect(fixture.provider.invalidate(first, for: task(1)))
         let second = try await fixture.provider.token(for: task(2))
         #expect(second.value != first.value)
         #expect(try await fixture.provider.token(for: vehicle) == second)

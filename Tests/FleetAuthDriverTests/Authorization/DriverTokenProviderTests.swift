@@ -144,7 +144,6 @@ struct DriverTokenProviderTests {
         let call = await log.firstCall()
         #expect(call.token.map(AuthToken.fingerprint) == nil)
         #expect((call.error as? FleetAuthError)?.reason == .missingContext)
-        await #expect(throws: FleetAuthError.self) { _ = try await fixture.provider.fetchToken(with: nil) }
         #expect(fixture.transport.requestCount == 0)
     }
 
@@ -214,18 +213,21 @@ struct SeedPortTests {
     }
 
     @Test func asyncMethodComesWithTheCompletionMethod() async throws {
-        let token = try await SampleStyleProvider(answers: [("a.b.c", nil)]).fetchToken(with: nil)
+        let token = try await SampleStyleProvider(answers: [("a.b.c", nil)]).fetchToken(
+            with: DriverAuthorizationContext(vehicleID: "v-1"))
         #expect(token == "a.b.c")
     }
 
     @Test func secondCompletionCallIsIgnored() async throws {
-        let token = try await SampleStyleProvider(answers: [("first", nil), ("second", nil)]).fetchToken(with: nil)
+        let token = try await SampleStyleProvider(answers: [("first", nil), ("second", nil)]).fetchToken(
+            with: DriverAuthorizationContext(vehicleID: "v-1"))
         #expect(token == "first")
     }
 
     @Test func emptyCompletionIsATypedError() async {
         do {
-            _ = try await SampleStyleProvider(answers: [(nil, nil)]).fetchToken(with: nil)
+            _ = try await SampleStyleProvider(answers: [(nil, nil)]).fetchToken(
+                with: DriverAuthorizationContext(vehicleID: "v-1"))
             Issue.record("expected emptyProviderResponse")
         } catch {
             #expect((error as? FleetAuthError)?.reason == .emptyProviderResponse)
@@ -235,7 +237,8 @@ struct SeedPortTests {
     @Test func providerErrorsPassThrough() async {
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
-            try await SampleStyleProvider(answers: [(nil, Refused())]).fetchToken(with: nil)
+            try await SampleStyleProvider(answers: [(nil, Refused())]).fetchToken(
+                with: DriverAuthorizationContext(vehicleID: "v-1"))
         }
     }
 }
