@@ -45,7 +45,7 @@ struct TransportConformanceSuiteTests {
         let inner = InMemoryTransport()
         inner.mountConformanceRoutes()
         let suite = TransportConformanceSuite(
-            transport: CheckOnceTransport(base: inner), baseURL: base, cancellationDeadline: .milliseconds(200))
+            transport: CheckOnceTransport(base: inner), baseURL: base, cancellationDeadline: 0.2)
         let failure = await suite.check("cancellation")
         #expect(failure?.detail.contains("had not ended") == true, "\(String(describing: failure))")
     }

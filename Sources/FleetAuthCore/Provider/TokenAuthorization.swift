@@ -5,7 +5,10 @@ import Foundation
 ///
 /// The contract: `fetchToken(with:completion:)` may be called from any thread; the
 /// completion is called exactly once, asynchronously, from any thread; a token handed out
-/// has at least 5 minutes of life left; a token is reused until its lifetime nears its end.
+/// has at least 5 minutes of life left (``TokenProvider`` keeps that while the backend
+/// answers; during an outage it serves a held token below it, down to its outage floor, which
+/// the fleet service still accepts: see ``RefreshPolicy``); a token is reused until its
+/// lifetime nears its end.
 ///
 /// A provider written against the platform's completion-handler shape implements only
 /// ``fetchToken(with:completion:)``; the async methods and ``invalidate(_:for:)`` come

@@ -6,12 +6,13 @@ public import Foundation
 /// time and uptime together (time passing, the device awake or asleep);
 /// ``jumpWallClock(by:)`` moves wall time alone (a user setting the clock).
 ///
-/// <!-- snippet setup:
+/// <!-- snippet run setup:
 /// import FleetAuthDriver
 /// let context = DriverAuthorizationContext(vehicleID: "v-42")
 /// func makeProvider(_ clock: ManualWallClock) throws -> DriverTokenProvider {
 ///     let transport = InMemoryTransport(clock: clock, latency: 0.2)
-///     transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+///     let backend = InMemoryTokenBackend(clock: clock, configuration: .init(format: .jwtWithExpirationTimestamp))
+///     transport.mount(backend, at: "/token/driver/{vehicleId}")
 ///     return try DriverTokenProvider(
 ///         endpoint: TokenEndpoint(url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp), transport: transport, clock: clock)
 /// }
