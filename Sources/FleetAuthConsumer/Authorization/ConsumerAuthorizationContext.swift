@@ -1,49 +1,64 @@
 /// What a consumer app asks a token for: one trip (on-demand), or one shipment's tracking ID
-/// or one delivery task (delivery fleets). The consumer SDK fills it in at each refresh.
+/// or one delivery task (delivery fleets), exactly one of them. The consumer SDK fills it in
+/// at each refresh.
 public struct ConsumerAuthorizationContext: AuthorizationContext, CustomStringConvertible {
-    /// The trip being followed; empty when the context names a tracking ID or a task.
-    public var tripID: String {
-        didSet { scope = Self.scope(tripID, trackingID, taskID) }
-    }
-    /// The shipment's tracking ID, for delivery fleets.
-    public var trackingID: String? {
-        didSet { scope = Self.scope(tripID, trackingID, taskID) }
-    }
-    /// The delivery task, for delivery fleets.
-    public var taskID: String? {
-        didSet { scope = Self.scope(tripID, trackingID, taskID) }
+    /// What the context names. Private, so that kinds can be added without breaking a
+    /// `switch`; read it through the accessors.
+    private enum Subject: Hashable, Sendable {
+        case trip(String), tracking(String), task(String)
     }
 
-    /// The engine's key for this context: the tracking ID if set, else the task, else the
-    /// trip. Built (its IDs normalized) when the context is made or changed, so that a
-    /// lookup does not build it again.
-    public private(set) var scope: AuthorizationScope
+    private let subject: Subject
 
-    /// Creates a context for a trip.
+    /// The engine's key for this context, built (its IDs normalized) when the context is
+    /// made, so that a lookup does not build it again.
+    public let scope: AuthorizationScope
+
+    /// Creates a context for a trip (the platform SDK's initializer).
     public init(tripID: String) {
-        self.tripID = tripID
-        self.scope = .trip(tripID)
+        self.init(.trip(tripID))
     }
 
-    /// A context for a shipment's tracking ID. (Factories rather than initializers, so that
-    /// `ConsumerAuthorizationContext.init` keeps naming the seed's trip initializer alone.)
+    private init(_ subject: Subject) {
+        self.subject = subject
+        switch subject {
+        case .trip(let id): scope = .trip(id)
+        case .tracking(let id): scope = .tracking(id)
+        case .task(let id): scope = .task(id)
+        }
+    }
+
+    /// A context for a trip: the same as `init(tripID:)`.
+    public static func trip(_ tripID: String) -> ConsumerAuthorizationContext {
+        ConsumerAuthorizationContext(.trip(tripID))
+    }
+
+    /// A context for a shipment's tracking ID (delivery fleets).
     public static func tracking(_ trackingID: String) -> ConsumerAuthorizationContext {
-        var context = ConsumerAuthorizationContext(tripID: "")
-        context.trackingID = trackingID
-        return context
+        ConsumerAuthorizationContext(.tracking(trackingID))
     }
 
-    /// A context for a delivery task.
+    /// A context for a delivery task followed on its own (delivery fleets).
     public static func task(_ taskID: String) -> ConsumerAuthorizationContext {
-        var context = ConsumerAuthorizationContext(tripID: "")
-        context.taskID = taskID
-        return context
+        ConsumerAuthorizationContext(.task(taskID))
     }
 
-    private static func scope(_ tripID: String, _ trackingID: String?, _ taskID: String?) -> AuthorizationScope {
-        if let trackingID { return .tracking(trackingID) }
-        if let taskID { return .task(taskID) }
-        return .trip(tripID)
+    /// The trip, when the context names one (in Unicode NFC, as the fleet service compares IDs).
+    public var tripID: String? {
+        if case .trip = subject { return scope.id }
+        return nil
+    }
+
+    /// The shipment's tracking ID, when the context names one (in NFC).
+    public var trackingID: String? {
+        if case .tracking = subject { return scope.id }
+        return nil
+    }
+
+    /// The delivery task, when the context names one (in NFC).
+    public var taskID: String? {
+        if case .task = subject { return scope.id }
+        return nil
     }
 
     /// `trip t-7`, `tracking ID s-1` or `task k-3`.

@@ -21,7 +21,7 @@ public import Foundation
 ///     authorization: provider, transport: URLSessionTransport()
 /// )
 /// for await update in monitor.updates(for: ["t-1", "t-2"], every: 10) {
-///     print(update.tripID, (try? update.result.get())?.status ?? "unavailable")
+///     print(update.followedID, (try? update.result.get())?.status ?? "unavailable")
 /// }
 /// ```
 public final class TripMonitor: Sendable {
@@ -109,7 +109,7 @@ public final class TripMonitor: Sendable {
                 result = .failure(error)
             }
             if Task.isCancelled { return }
-            continuation.yield(TripUpdate(tripID: scope.id, scope: scope, result: result))
+            continuation.yield(TripUpdate(followedID: scope.id, scope: scope, result: result))
             if let rounds, round >= rounds { return }
             do { try await clock.sleep(for: max(interval, 0.001)) } catch { return }
         }

@@ -54,8 +54,9 @@ public struct TripSnapshot: Sendable, Equatable {
 
 /// One result of following a trip or a shipment: a snapshot or the error that replaced it.
 public struct TripUpdate: Sendable {
-    /// The trip, or the shipment's tracking ID.
-    public let tripID: String
+    /// What was followed, by its ID: the trip's, or the shipment's tracking ID (``scope``
+    /// says which).
+    public let followedID: String
     /// What was followed: a trip, or a tracking ID.
     public let scope: AuthorizationScope
     /// The snapshot, or why there is none this time.

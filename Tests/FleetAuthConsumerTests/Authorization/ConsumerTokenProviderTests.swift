@@ -32,8 +32,8 @@ struct ConsumerTokenProviderTests {
         for _ in 0..<4 {
             for trip in trips {
                 let token = AuthToken.fingerprint(of: try await provider.fetchToken(with: trip))
-                #expect(tokens[trip.tripID] == nil || tokens[trip.tripID] == token)
-                tokens[trip.tripID] = token
+                #expect(tokens[trip.description] == nil || tokens[trip.description] == token)
+                tokens[trip.description] = token
             }
         }
         #expect(Set(tokens.values).count == 3)
