@@ -12,10 +12,15 @@ public import Foundation
 /// moment; meanwhile the cached token is served *degraded* down to `outageFloor`.
 /// <doc:WhatTheProviderDoes> and <doc:BadDays> give the figures.
 public struct RefreshPolicy: Sendable, Hashable {
-    /// The least life a returned token has left. Default 300 s: the fleet service
-    /// needs time to accept the request that carries it.
+    /// The least life a returned token has left: a token with exactly this much left is
+    /// still handed out (the platform contract's "at least 5 minutes"), one with a moment less
+    /// is not (except degraded during an outage, down to ``outageFloor``). Default 300 s: the
+    /// fleet service needs time to accept the request that carries it.
     public var minimumRemainingLifetime: TimeInterval
-    /// How long before expiry a background refresh starts. Default 600 s.
+    /// How long before expiry a background refresh starts. Default 600 s. The outage
+    /// reserve widens it: the refresh starts no later than ``outageFloor`` plus
+    /// ``outageTolerance`` before expiry, so `refreshWindow: 180` alone, with the other
+    /// defaults, starts refreshing 360 s before expiry (set `outageTolerance` lower for less).
     public var refreshWindow: TimeInterval
     /// The longest lifetime (`exp − iat`) accepted. Default 3600 s: the fleet service
     /// rejects longer ones.
@@ -134,7 +139,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// Whether a token of `lifetime` seconds that arrives with `remaining` seconds left is
     /// long-lived enough to hand out: the rule the SDK and `fleetauth check-endpoint` share.
     package func acceptsShortLife(lifetime: TimeInterval, remaining: TimeInterval) -> Bool {
-        lifetime >= minimumLifetime && remaining > minimumRemaining(forLifetime: lifetime)
+        lifetime >= minimumLifetime && remaining >= minimumRemaining(forLifetime: lifetime)
     }
 
     /// The refresh window for a token of `lifetime` seconds: never narrower than the life

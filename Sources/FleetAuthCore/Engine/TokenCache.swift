@@ -54,7 +54,7 @@ package struct TokenCache {
 
         /// The token's state at uptime `now`.
         package func freshness(at now: TimeInterval) -> RefreshPolicy.Freshness {
-            now < staleAt ? .fresh : now < expiringAt ? .stale : .expiring
+            now < staleAt ? .fresh : now <= expiringAt ? .stale : .expiring
         }
 
         /// Records a lookup at uptime `now`, inside the full refresh window.

@@ -156,7 +156,7 @@ extension TokenEngine {
                 // A token fetched off the refresh schedule (cold start, a token that ran
                 // out, the end of an outage) may share its minute with a whole fleet's:
                 // spread its refresh. One fetched on schedule keeps the phase.
-                let onSchedule = previous.map { now < $0.expiringAt } ?? false
+                let onSchedule = previous.map { now <= $0.expiringAt } ?? false
                 if refresh.spreadsRefreshes, !onSchedule || state.outages[scope] != nil {
                     entry.spreadRefresh(from: now, unit: spreadUnit)
                 }

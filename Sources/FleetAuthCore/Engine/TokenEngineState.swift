@@ -218,7 +218,7 @@ struct TokenEngineState {
             // Still handed out: through a transient failure down to the outage floor, through
             // a refusal (a 401 or 403 to the refresh) while it has its minimum life left.
             let transient = outage.error.isTransient
-            if let entry, now < (transient ? entry.floorAt : entry.expiringAt) {
+            if let entry, transient ? now < entry.floorAt : now <= entry.expiringAt {
                 return TokenState(
                     scope: scope, phase: transient ? .degraded : .refreshRefused, token: entry.token,
                     error: outage.error)
@@ -231,9 +231,9 @@ struct TokenEngineState {
         }
         if flights[scope] != nil {
             return TokenState(
-                scope: scope, phase: .refreshing, token: entry.flatMap { now < $0.expiringAt ? $0.token : nil })
+                scope: scope, phase: .refreshing, token: entry.flatMap { now <= $0.expiringAt ? $0.token : nil })
         }
-        if let entry, now < entry.expiringAt { return TokenState(scope: scope, phase: .fresh, token: entry.token) }
+        if let entry, now <= entry.expiringAt { return TokenState(scope: scope, phase: .fresh, token: entry.token) }
         return TokenState(scope: scope, phase: .noToken, token: nil)
     }
 

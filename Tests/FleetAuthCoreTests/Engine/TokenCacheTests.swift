@@ -119,13 +119,14 @@ struct TokenCacheTests {
     }
 
     @Test(arguments: [
-        (0.0, RefreshPolicy.Freshness.fresh), (2999, .fresh), (3000, .stale), (3299, .stale), (3300, .expiring),
-        (9999, .expiring),
+        (0.0, RefreshPolicy.Freshness.fresh), (2999, .fresh), (3000, .stale), (3299, .stale), (3300, .stale),
+        (3301, .expiring), (9999, .expiring),
     ])
     func anHourLongTokenTurnsStaleAtTheWindowAndExpiringAtTheMinimum(
         secondsLater: TimeInterval, expected: RefreshPolicy.Freshness
     ) {
-        // The default policy's full window: 600 s before expiry stale, 300 s before expiring.
+        // The default policy's full window: 600 s before expiry stale; with exactly 300 s left
+        // still handed out (the contract's "at least 5 minutes"), with less expiring.
         #expect(Self.entry("a").freshness(at: Self.uptime + secondsLater) == expected)
     }
 

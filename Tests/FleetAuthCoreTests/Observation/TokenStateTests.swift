@@ -255,8 +255,9 @@ struct RefusedRefreshStateTests {
         #expect(refused.error?.status == 403 && refused.error?.isTransient == false)
         #expect(refused.tokenFingerprint == token.fingerprint)
         #expect(h.engine.cachedUsableToken(for: v42) == token)
-        // One second before the minimum remaining life (300 s), still handed out; at it, not.
-        h.clock.advance(by: 3299 - 3120)
+        // With exactly the minimum remaining life (300 s) left, still handed out; a second
+        // later, not.
+        h.clock.advance(by: 3300 - 3120)
         #expect(h.engine.cachedUsableToken(for: v42) == token)
         #expect(h.engine.tokenState(of: v42).phase == .refreshRefused)
         h.clock.advance(by: 1)
