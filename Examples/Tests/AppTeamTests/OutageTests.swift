@@ -62,9 +62,9 @@ struct OutageTests {
     @Test func aFiveMinuteOutageFailsNoLookupAndShowsInTheCountsByKind() async throws {
         let fleet = try Fleet()
         #expect(await fleet.drive(for: 3000) == 0)
-        // Every token request from 50 minutes on answers 503 for 5 minutes: the refresh
-        // moment falls inside.
-        fleet.transport.inject(.status(503), onPathsStartingWith: "/token", for: 300)
+        // Every token request from 50 minutes on answers 503 for a little over 5 minutes: the
+        // refresh moment falls inside, and the token's last 5 minutes run out before it ends.
+        fleet.transport.inject(.status(503), onPathsStartingWith: "/token", for: 320)
         #expect(await fleet.drive(for: 600) == 0)
         #expect(fleet.counter[.fetchRetried] > 0)
         #expect(fleet.counter[.servedDegraded] > 0)

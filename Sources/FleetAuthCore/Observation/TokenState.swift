@@ -83,7 +83,8 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
     ///   - scope: The vehicle or trip.
     ///   - phase: How the token stands.
     ///   - token: The held token, if any; sets ``expiresAt`` and ``tokenFingerprint``.
-    ///   - error: Why the backend failed, for a `degraded` or `failed` phase.
+    ///   - error: Why the backend failed, for a `degraded`, `refreshRefused` or `failed` phase,
+    ///     or a `refreshing` one after a failed attempt.
     public init(scope: AuthorizationScope, phase: Phase, token: AuthToken? = nil, error: FleetAuthError? = nil) {
         self.scope = scope
         self.phase = phase

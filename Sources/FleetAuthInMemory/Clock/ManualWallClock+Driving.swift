@@ -42,12 +42,15 @@ extension ManualWallClock {
                 let next = nextDeadline
                 let reachable = next.map { $0.timeIntervalSince(now()) <= horizon } ?? false
                 if !reachable || state.withLock({ $0.earliestIsTimeoutOfWorkOffTheClock() }) {
-                    if await executor.waitForWork(after: mark, grace: Self.offClockGrace) { continue }
+                    if await executor.waitForWork(after: mark, grace: offClockGrace) { continue }
                 }
                 guard let next, reachable else {
                     task.cancel()
                     _ = await task.result
-                    return .failure(Stalled(horizon: horizon, nextDeadline: next.map { $0.timeIntervalSince(now()) }))
+                    return .failure(
+                        Stalled(
+                            horizon: horizon, nextDeadline: next.map { $0.timeIntervalSince(now()) },
+                            offClockGrace: offClockGrace))
                 }
                 advance(to: next)
             }
@@ -56,10 +59,6 @@ extension ManualWallClock {
             task.cancel()
         }
     }
-
-    /// How long ``runToCompletion(horizon:_:)`` and ``run(until:)`` wait, in real time, for
-    /// work off the clock before they give up or fire the timeout of a wait for it: 0.25 s.
-    public static let offClockGrace: TimeInterval = 0.25
 
     /// Returns once all the work on the clock's executor is suspended: every task the SDK
     /// started on this clock, and every operation of ``runToCompletion(horizon:_:)`` with the
@@ -90,7 +89,7 @@ extension ManualWallClock {
         await settle()
         while !Task.isCancelled, let next = nextDeadline, next <= date {
             if state.withLock({ $0.earliestIsTimeoutOfWorkOffTheClock() }),
-                await executor.waitForWork(after: mark, grace: Self.offClockGrace)
+                await executor.waitForWork(after: mark, grace: offClockGrace)
             {
                 mark = executor.scheduledCount
                 await settle()
@@ -112,11 +111,13 @@ extension ManualWallClock {
         public let horizon: TimeInterval
         /// How far away the next deadline was, if there was one.
         public let nextDeadline: TimeInterval?
+        /// How long the run waited for work off the clock before it gave up.
+        public let offClockGrace: TimeInterval
 
         /// Says what the operation waited for and which horizon would reach it.
         public var description: String {
             let offClock =
-                "it may be waiting for work off the clock (a completion called from `Task {}` or a dispatch queue, a task of your own, a real network), which did not come back within \(ManualWallClock.offClockGrace) s of real time"
+                "it may be waiting for work off the clock (a completion called from `Task {}` or a dispatch queue, a task of your own, a real network), which did not come back within \(offClockGrace) s of real time (raise the clock's `offClockGrace` if it takes longer)"
             if let nextDeadline {
                 return
                     "The operation waits for no sleeper due within the horizon of \(horizon) s (the next is \(nextDeadline) s away), and \(offClock). If it waits for that deadline, pass runToCompletion(horizon:) at least that, or advance the clock yourself."

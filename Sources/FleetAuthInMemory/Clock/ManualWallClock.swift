@@ -53,6 +53,8 @@ public final class ManualWallClock: WallClock {
         var now: Date
         /// What has been added to the wall clock alone (a user setting the time).
         var wallOffset: TimeInterval = 0
+        /// See ``ManualWallClock/offClockGrace``.
+        var offClockGrace: TimeInterval = 0.25
         /// The state of the clock's random draws (SplitMix64 from a fixed seed).
         var randomState: UInt64 = 0x2545_F491_4F6C_DD1D
         var sleepers: [UInt64: Sleeper] = [:]
@@ -127,6 +129,15 @@ public final class ManualWallClock: WallClock {
     /// ``jumpWallClock(by:)``.
     public func uptime() -> TimeInterval {
         state.withLock { $0.now.timeIntervalSince1970 }
+    }
+
+    /// How long, in seconds of real time, ``runToCompletion(horizon:_:)`` and ``run(until:)``
+    /// wait for work off the clock (an authorization of your own whose completion comes from
+    /// `Task {}` or a dispatch queue, a real network) before they give up, or fire the timeout
+    /// of a wait for that work. Default 0.25 s; raise it for a test double that takes longer.
+    public var offClockGrace: TimeInterval {
+        get { state.withLock { $0.offClockGrace } }
+        set { state.withLock { $0.offClockGrace = max(0, newValue) } }
     }
 
     /// Moves the wall clock alone by `seconds` (negative: back), as a user who sets the

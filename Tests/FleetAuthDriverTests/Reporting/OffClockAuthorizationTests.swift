@@ -6,7 +6,7 @@ import Testing
 /// An app's own authorization whose completion comes from off the manual clock, as the
 /// platform SDK's callbacks and most Objective-C-shaped providers complete.
 final class OffClockAuthorization: DriverAuthorization {
-    enum Route: Sendable, CaseIterable { case task, dispatchQueue }
+    enum Route: Sendable, CaseIterable { case task, dispatchQueue, aSecondAndAHalfLater }
     let route: Route
     let token: String
 
@@ -21,13 +21,14 @@ final class OffClockAuthorization: DriverAuthorization {
         switch route {
         case .task: Task { completion(token, nil) }
         case .dispatchQueue: DispatchQueue.global().async { completion(token, nil) }
+        case .aSecondAndAHalfLater: DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { completion(token, nil) }
         }
     }
 }
 
 @Suite("Work off the manual clock", .timeLimit(.minutes(10)))
 struct OffClockAuthorizationTests {
-    @Test(arguments: OffClockAuthorization.Route.allCases, [10.0, 1.0])
+    @Test(arguments: [OffClockAuthorization.Route.task, .dispatchQueue], [10.0, 1.0])
     func aReporterWhoseAuthorizationCompletesOffTheClockRunsToCompletion(
         route: OffClockAuthorization.Route, horizon: TimeInterval
     ) async throws {
@@ -41,6 +42,21 @@ struct OffClockAuthorizationTests {
             #expect(try result.get().status == 200)
         }
         #expect(f.fleet.calls.count == 3)
+    }
+
+    /// Work off the clock slower than the grace: the run says so and names the setting; with
+    /// the grace raised it completes.
+    @Test func aSlowAuthorizationNeedsALongerGraceAndTheStallNamesIt() async throws {
+        let f = try ReporterFixture()
+        let token = try await f.provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"))
+        let authorization = OffClockAuthorization(route: .aSecondAndAHalfLater, token: token)
+        let reporter = try f.reporter("v-42", authorization: authorization)
+        let first = await f.clock.runToCompletion { try await reporter.report(f.location()) }
+        let stalled = try #require(throws: ManualWallClock.Stalled.self) { try first.get() }
+        #expect(stalled.offClockGrace == 0.25 && "\(stalled)".contains("raise the clock's `offClockGrace`"))
+        f.clock.offClockGrace = 5
+        let receipt = try await f.clock.runToCompletion { try await reporter.report(f.location(1)) }.get()
+        #expect(receipt.status == 200)
     }
 
     @Test func anOperationWaitingOffTheClockThatNeverAnswersIsStalledAndSaysSo() async throws {
