@@ -54,7 +54,7 @@ public final class ManualWallClock: WallClock {
         /// What has been added to the wall clock alone (a user setting the time).
         var wallOffset: TimeInterval = 0
         /// See ``ManualWallClock/offClockGrace``.
-        var offClockGrace: TimeInterval = 0.25
+        var offClockGrace: TimeInterval = 5
         /// The state of the clock's random draws (SplitMix64 from a fixed seed).
         var randomState: UInt64 = 0x2545_F491_4F6C_DD1D
         var sleepers: [UInt64: Sleeper] = [:]
@@ -134,7 +134,10 @@ public final class ManualWallClock: WallClock {
     /// How long, in seconds of real time, ``runToCompletion(horizon:_:)`` and ``run(until:)``
     /// wait for work off the clock (an authorization of your own whose completion comes from
     /// `Task {}` or a dispatch queue, a real network) before they give up, or fire the timeout
-    /// of a wait for that work. Default 0.25 s; raise it for a test double that takes longer.
+    /// of a wait for that work. Default 5 s: such work usually comes back within microseconds,
+    /// but a `Task {}` waits for a free thread of the shared pool, which a loaded test run can
+    /// keep busy for seconds. It is paid only when nothing comes back: a test of a provider
+    /// that never answers may lower it; a test double slower than it needs it raised.
     public var offClockGrace: TimeInterval {
         get { state.withLock { $0.offClockGrace } }
         set { state.withLock { $0.offClockGrace = max(0, newValue) } }

@@ -66,9 +66,10 @@ final class SimulationExecutor: Sendable {
             }
             if arrived { return continuation.resume(returning: true) }
             let state = self.state
-            // Real time, off the clock's executor: the grace must pass whatever the clock does.
-            Task.detached {
-                try? await Task.sleep(nanoseconds: UInt64(grace * 1_000_000_000))
+            // Real time on a dispatch timer, neither on the clock's executor nor on the shared
+            // pool of tasks, which a busy test run can keep from waking a sleeping task for
+            // longer than the grace.
+            DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
                 state.withLock { $0.workWaiters.removeValue(forKey: id) }?.resume(returning: false)
             }
         }

@@ -122,6 +122,7 @@ struct FleetCallErrorTests {
         let f = try ReporterFixture()
         let silent = SilentProvider()
         let reporter = try f.reporter("v-42", authorization: silent)
+        f.clock.offClockGrace = 0.1  // nothing will come back from off the clock
         let first = f.clock.startSimulated { try await reporter.report(f.location()) }
         let second = f.clock.startSimulated { try await reporter.report(f.location(1)) }
         // The first waits for the provider; at its 60-s deadline it fails, then the second
@@ -144,6 +145,7 @@ struct FleetCallErrorTests {
         let f = try ReporterFixture()
         let silent = SilentProvider()
         let reporter = try f.reporter("v-42", authorization: silent)
+        f.clock.offClockGrace = 0.1  // nothing will come back from off the clock
         let first = f.clock.startSimulated { try await reporter.report(f.location()) }
         await f.clock.settle()
         #expect(silent.calls.withLock { $0 } == 1)
