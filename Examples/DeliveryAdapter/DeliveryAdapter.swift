@@ -101,14 +101,13 @@ struct DeliveryAdapterExample {
     }
 
     static func main() async {
-        let status: Int32
-        do {
+        await ExampleCommand.runAndExit(name: "DeliveryAdapter") {
             let arguments = try CommandLineOptions(
                 Array(CommandLine.arguments.dropFirst()),
                 valueNames: ["token-url", "format", "header", "timeout", "vehicle-id", "tasks", "audience"])
             if arguments.flag("help") {
                 print(usage)
-                exit(0)
+                return 0
             }
             let vehicleID = arguments.value("vehicle-id") ?? "dv-9"
             let tasks = Int(try arguments.number("tasks") ?? 100)
@@ -125,15 +124,7 @@ struct DeliveryAdapterExample {
             }
             let report = await run(provider: provider, vehicleID: vehicleID, tasks: tasks)
             print(report)
-            status = report.passed ? 0 : 1
-        } catch let error as CommandLineOptions.UsageError {
-            FileHandle.standardError.write(
-                Data("DeliveryAdapter: \(error.message)\nRun `DeliveryAdapter --help` for usage.\n".utf8))
-            status = 2
-        } catch {
-            FileHandle.standardError.write(Data("DeliveryAdapter: \(error)\n".utf8))
-            status = 1
+            return report.passed ? 0 : 1
         }
-        exit(status)
     }
 }

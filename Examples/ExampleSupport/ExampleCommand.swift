@@ -15,14 +15,13 @@ public enum ExampleCommand {
             @Sendable (_ arguments: CommandLineOptions, _ progress: @escaping @Sendable (String) -> Void) async throws
             -> any CustomStringConvertible
     ) async {
-        let status: Int32
-        do {
+        await runAndExit(name: name) {
             let arguments = try CommandLineOptions(Array(CommandLine.arguments.dropFirst()), valueNames: valueNames)
             if arguments.flag("help") {
                 print(usage)
-                status = 0
+                return 0
             } else if let tokenURL = arguments.value("token-url") {
-                status = try await real(tokenURL, arguments) ? 0 : 1
+                return try await real(tokenURL, arguments) ? 0 : 1
             } else if let stray = arguments.givenNames.subtracting(embeddedNames).sorted().first {
                 throw CommandLineOptions.UsageError(message: "--\(stray) applies only with --token-url")
             } else {
@@ -32,8 +31,18 @@ public enum ExampleCommand {
                 }
                 if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
                 print(report)
-                status = 0
+                return 0
             }
+        }
+    }
+
+    /// Runs `body` and exits with the status it returns: 2 after a usage error (with a pointer
+    /// to `--help`), 1 after any other error, both written to standard error as `name: …`.
+    nonisolated(nonsending) public static func runAndExit(name: String, _ body: () async throws -> Int32) async -> Never
+    {
+        let status: Int32
+        do {
+            status = try await body()
         } catch let error as CommandLineOptions.UsageError {
             FileHandle.standardError.write(Data("\(name): \(error.message)\nRun `\(name) --help` for usage.\n".utf8))
             status = 2

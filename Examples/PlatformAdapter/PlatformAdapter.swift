@@ -77,14 +77,13 @@ struct PlatformAdapterExample {
     }
 
     static func main() async {
-        let status: Int32
-        do {
+        await ExampleCommand.runAndExit(name: "PlatformAdapter") {
             let arguments = try CommandLineOptions(
                 Array(CommandLine.arguments.dropFirst()),
                 valueNames: ["token-url", "format", "header", "timeout", "vehicle-id", "audience"])
             if arguments.flag("help") {
                 print(usage)
-                exit(0)
+                return 0
             }
             let provider: DriverTokenProvider
             let vehicleID = arguments.value("vehicle-id") ?? "v-42"
@@ -101,15 +100,7 @@ struct PlatformAdapterExample {
             for request in requests { print(request) }
             let kept = requests.filter(\.keptContract).count
             print("summary: \(kept) of \(requests.count) requests kept the platform's contract")
-            status = kept == requests.count ? 0 : 1
-        } catch let error as CommandLineOptions.UsageError {
-            FileHandle.standardError.write(
-                Data("PlatformAdapter: \(error.message)\nRun `PlatformAdapter --help` for usage.\n".utf8))
-            status = 2
-        } catch {
-            FileHandle.standardError.write(Data("PlatformAdapter: \(error)\n".utf8))
-            status = 1
+            return kept == requests.count ? 0 : 1
         }
-        exit(status)
     }
 }
