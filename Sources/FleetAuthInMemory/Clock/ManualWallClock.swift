@@ -74,14 +74,22 @@ public final class ManualWallClock: WallClock {
         /// completion handler called from `Task {}` or a dispatch queue, a real network), and
         /// moving time to the timeout would fire it before that work had its chance.
         func earliestIsTimeoutOfWorkOffTheClock() -> Bool {
-            let active = sleepers.values.filter { !$0.deferred }
-            guard let earliest = active.map(\.deadline).min() else { return false }
-            let asleep = Set(active.filter { !$0.isTimeout }.compactMap(\.operation))
-            return active.contains { sleeper in
-                guard sleeper.deadline == earliest, sleeper.isTimeout, let operation = sleeper.operation else {
-                    return false
+            // One pass for the earliest deadline and the timeouts due then (usually none), so
+            // that a simulation's every step over thousands of sleepers allocates nothing.
+            var earliest: Date?
+            var timeouts: [UInt64] = []
+            for sleeper in sleepers.values where !sleeper.deferred {
+                if earliest.map({ sleeper.deadline < $0 }) ?? true {
+                    earliest = sleeper.deadline
+                    timeouts.removeAll()
                 }
-                return !asleep.contains(operation) && !runningOperations.contains(operation)
+                if sleeper.deadline == earliest, sleeper.isTimeout, let operation = sleeper.operation {
+                    timeouts.append(operation)
+                }
+            }
+            return timeouts.contains { operation in
+                !runningOperations.contains(operation)
+                    && !sleepers.values.contains { !$0.deferred && !$0.isTimeout && $0.operation == operation }
             }
         }
 

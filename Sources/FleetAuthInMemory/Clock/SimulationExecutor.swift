@@ -27,11 +27,12 @@ final class SimulationExecutor: Sendable {
 
     /// Runs `job` on the serial queue, counted as pending until it returns.
     func schedule(_ job: @escaping @Sendable () -> Void) {
-        let workWaiters = state.withLock { state in
+        let workWaiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.pending += 1
             state.scheduled += 1
+            guard !state.workWaiters.isEmpty else { return [] }
             defer { state.workWaiters.removeAll() }
-            return state.workWaiters.values
+            return Array(state.workWaiters.values)
         }
         for waiter in workWaiters { waiter.resume(returning: true) }
         queue.async {

@@ -55,6 +55,20 @@ struct OffClockAuthorizationTests {
         #expect(receipt.status == 200)
     }
 
+    /// With a horizon that reaches the 60-s provider deadline, the clock still does not move
+    /// to that timeout while the work it bounds is off the clock and may come back.
+    @Test func theTimeoutOfWorkOffTheClockWaitsForThatWork() async throws {
+        let f = try ReporterFixture()
+        let token = try await f.provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"))
+        let reporter = try f.reporter(
+            "v-42", authorization: OffClockAuthorization(route: .aSecondAndAHalfLater, token: token))
+        f.clock.offClockGrace = 30
+        let start = f.clock.now()
+        let receipt = try await f.clock.runToCompletion(horizon: 120) { try await reporter.report(f.location()) }.get()
+        #expect(receipt.status == 200)
+        #expect(f.clock.now() == start)
+    }
+
     @Test func anOperationWaitingOffTheClockThatNeverAnswersIsStalledAndSaysSo() async throws {
         let f = try ReporterFixture()
         let reporter = try f.reporter("v-42", authorization: FleetCallErrorTests.SilentProvider())
