@@ -22,7 +22,7 @@ package final class TokenEngine: Sendable {
     /// then shares its vehicle's token when that token covers it (see `+Tasks`).
     let tasksShareVehicleTokens: Bool
     /// The streams of ``TokenState`` changes apps watch.
-    let states = TokenStateBroadcaster()
+    let states: TokenStateBroadcaster
     /// Held while publishing token states, so that changes noted under ``state`` by
     /// different threads reach the streams in the order they were noted, none dropped.
     /// A bare lock: it guards no value, only the order of publishing.
@@ -49,6 +49,7 @@ package final class TokenEngine: Sendable {
             refresh: configuration.refresh, retry: configuration.retry, rules: configuration.rules,
             emit: { detail in observer?(TokenEvent(detail)) }, randomUnit: randomUnit)
         self.state = LockedState(TokenEngineState(capacity: configuration.cacheCapacity))
+        self.states = TokenStateBroadcaster(beforePublishing: configuration.beforePublishingState)
         self.tasksShareVehicleTokens = !configuration.endpoint.requestNamesTask
     }
 

@@ -19,8 +19,13 @@ package final class TokenStateBroadcaster: Sendable {
     }
 
     private let state = LockedState(State())
+    /// Runs before each change is delivered, outside the lock (see
+    /// `TokenProviderConfiguration.beforePublishingState`).
+    private let beforePublishing: (@Sendable (TokenState) -> Void)?
 
-    package init() {}
+    package init(beforePublishing: (@Sendable (TokenState) -> Void)? = nil) {
+        self.beforePublishing = beforePublishing
+    }
 
     /// Whether any stream is open: the engine skips working out states otherwise.
     package var isWatched: Bool { state.withLock { !$0.subscribers.isEmpty } }
@@ -50,6 +55,7 @@ package final class TokenStateBroadcaster: Sendable {
     /// its scope (only to stream `id` if given) that has heard no later change of that scope
     /// and was not last told the same.
     package func publish(_ change: TokenState, sequence: UInt64, to id: UInt64? = nil) {
+        beforePublishing?(change)
         state.withLock { state in
             for (key, subscriber) in state.subscribers where id == nil || key == id {
                 guard subscriber.scope == nil || subscriber.scope == change.scope else { continue }

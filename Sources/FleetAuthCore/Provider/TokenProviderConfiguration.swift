@@ -9,6 +9,9 @@ package struct TokenProviderConfiguration: Sendable {
     package var rules: TokenRules
     package var cacheCapacity: Int
     package var observer: (@Sendable (TokenEvent) -> Void)?
+    /// Runs on the publishing thread before each token state goes out to the streams: a
+    /// seam for tests that hold one publication while another thread notes a change.
+    package var beforePublishingState: (@Sendable (TokenState) -> Void)? = nil
 
     package init(
         endpoint: TokenEndpoint, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
