@@ -40,6 +40,54 @@ package enum HTTPDate {
         ISO8601DateFormatter().string(from: date)
     }
 
+    /// `date` as `2027-01-15T08:00:00.250Z` (UTC, to the nearest millisecond), as a fleet
+    /// service reads an update's time. By hand: `ISO8601DateFormatter` took a microsecond and
+    /// a half of every update a simulator sends.
+    package static func iso8601Milliseconds(_ date: Date) -> String {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        // Years 0001 to 9999 only: four digits, as the form has.
+        guard (-62_135_596_800_000..<253_402_300_800_000).contains(milliseconds) else {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.string(from: date)
+        }
+        let (seconds, fraction) = floored(Int64(milliseconds), 1000)
+        let (day, secondOfDay) = floored(seconds, 86_400)
+        // Days since 1970-01-01 to a proleptic Gregorian date (the civil-from-days method).
+        let shifted = day + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let fields: [(value: Int64, digits: Int, then: Unicode.Scalar)] = [
+            (year, 4, "-"), (month, 2, "-"), (dayOfMonth, 2, "T"), (secondOfDay / 3600, 2, ":"),
+            (secondOfDay / 60 % 60, 2, ":"), (secondOfDay % 60, 2, "."), (fraction, 3, "Z"),
+        ]
+        return String(unsafeUninitializedCapacity: 24) { text in
+            var end = 0
+            for field in fields {
+                var rest = field.value
+                for place in (0..<field.digits).reversed() {
+                    text[end + place] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                text[end + field.digits] = UInt8(ascii: field.then)
+                end += field.digits + 1
+            }
+            return end
+        }
+    }
+
+    /// Quotient and remainder rounded toward minus infinity, so that the remainder is never negative.
+    private static func floored(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let (quotient, remainder) = value.quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
+    }
+
     private static let gmt = TimeZone(secondsFromGMT: 0)!
     private static let gregorian: Calendar = {
         var calendar = Calendar(identifier: .gregorian)

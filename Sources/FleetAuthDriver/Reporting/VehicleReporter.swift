@@ -62,6 +62,9 @@ public final class VehicleReporter: Sendable {
             context: context, authorization: authorization, transport: transport, clock: clock)
     }
 
+    /// Every update's headers, one dictionary shared by all.
+    private static let updateHeaders = ["Content-Type": "application/json"]
+
     /// Sends one location update, after every earlier one has finished.
     public func report(_ location: VehicleLocation) async throws(FleetServiceError) -> Receipt {
         if let problem = location.problem {
@@ -72,7 +75,7 @@ public final class VehicleReporter: Sendable {
         let request = TransportRequest(
             method: fleetService.fleet.vehicleUpdateMethod,
             url: updateURL,
-            headers: ["Content-Type": "application/json"], body: location.updateBody(),
+            headers: Self.updateHeaders, body: location.updateBody(),
             timeout: fleetService.timeout)
         return try await queue.run(
             { () async throws(FleetServiceError) -> Receipt in

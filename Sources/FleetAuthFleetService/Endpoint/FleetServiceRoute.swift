@@ -44,8 +44,11 @@ package struct FleetServiceRoute: Sendable, Hashable {
     /// The route and the ID named by a request path (percent-decoded), if it is one of ours
     /// for `providerID`.
     package static func match(path: String, providerID: String) -> (route: FleetServiceRoute, id: String)? {
-        let parts = path.split(separator: "/").map { part in
-            part.utf8.contains(UInt8(ascii: "%")) ? part.removingPercentEncoding ?? String(part) : String(part)
+        // Split by bytes: splitting a `String` by `Character` cost a simulator more than the
+        // rest of a call's routing.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map { bytes in
+            let part = Substring(bytes)
+            return bytes.contains(UInt8(ascii: "%")) ? part.removingPercentEncoding ?? String(part) : String(part)
         }
         guard parts.count == 5, parts[0] == "v1", parts[1] == "providers", parts[2] == providerID,
             let route = all.first(where: { $0.collection == parts[3] })

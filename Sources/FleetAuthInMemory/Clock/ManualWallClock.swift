@@ -233,8 +233,17 @@ public final class ManualWallClock: WallClock {
             let now = state.now
             var due: [Sleeper] = []
             var timedOut: Set<UInt64> = []
-            let passed = state.sleepers.filter { !$0.value.deferred && $0.value.deadline <= now }
-            for (id, sleeper) in passed.sorted(by: { $0.value.deadline < $1.value.deadline }) {
+            // Earliest first; of equal deadlines, the one that went to sleep first, so that a
+            // run wakes sleepers in the same order every time (and a task group's children,
+            // woken in the order they were added, finish in that order, which the runtime's
+            // bookkeeping of the group handles fastest).
+            var passed: [(deadline: Date, id: UInt64)] = []
+            for (id, sleeper) in state.sleepers where !sleeper.deferred && sleeper.deadline <= now {
+                passed.append((sleeper.deadline, id))
+            }
+            passed.sort { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+            for (_, id) in passed {
+                guard let sleeper = state.sleepers[id] else { continue }
                 if sleeper.isTimeout, let operation = sleeper.operation, state.runningOperations.contains(operation) {
                     state.sleepers[id]?.deferred = true
                     state.deferredTimeouts[operation] = id
@@ -271,7 +280,11 @@ public final class ManualWallClock: WallClock {
     /// The earliest deadline among the sleepers, if any, in wall time.
     public var nextDeadline: Date? {
         state.withLock { state in
-            state.sleepers.values.filter { !$0.deferred }.map(\.deadline).min()?.addingTimeInterval(state.wallOffset)
+            var earliest: Date?
+            for sleeper in state.sleepers.values where !sleeper.deferred && earliest.map({ sleeper.deadline < $0 }) ?? true {
+                earliest = sleeper.deadline
+            }
+            return earliest?.addingTimeInterval(state.wallOffset)
         }
     }
 

@@ -11,8 +11,11 @@ import Foundation
 /// steps on every run.
 final class SimulationExecutor: Sendable {
     private struct State {
-        /// Jobs queued or running.
-        var pending = 0
+        /// Jobs queued and not yet started, oldest at `head`.
+        var jobs: [UnownedJob] = []
+        var head = 0
+        /// Whether a drain of the queue is under way (a job may be running).
+        var draining = false
         /// Jobs queued so far, ever.
         var scheduled: UInt64 = 0
         /// Callers of ``settle()``, woken when no job is pending.
@@ -20,30 +23,67 @@ final class SimulationExecutor: Sendable {
         /// Callers of ``waitForWork(after:grace:)``, by ID, woken by the next job.
         var workWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiterID: UInt64 = 0
+
+        /// The oldest queued job, if any; the storage of those taken is reused.
+        mutating func takeJob() -> UnownedJob? {
+            guard head < jobs.count else { return nil }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 4096, 2 * head >= jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
     }
 
+    /// The thread the jobs run on: one drain at a time runs every job queued until none is left.
     private let queue = DispatchQueue(label: "FleetAuthInMemory.ManualWallClock")
     private let state = LockedState(State())
 
-    /// Runs `job` on the serial queue, counted as pending until it returns.
-    func schedule(_ job: @escaping @Sendable () -> Void) {
-        let workWaiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.pending += 1
+    /// Queues `job`, counted as pending until it has run. A drain of the queue is started
+    /// when none is under way: jobs are held in the executor's own list rather than each
+    /// given to the dispatch queue, which allocated a block and a closure for every job, a
+    /// cost a simulation of thousands of tasks paid millions of times.
+    private func schedule(_ job: UnownedJob) {
+        let (startDrain, workWaiters) = state.withLock { state -> (Bool, [CheckedContinuation<Bool, Never>]) in
+            state.jobs.append(job)
             state.scheduled += 1
-            guard !state.workWaiters.isEmpty else { return [] }
+            let startDrain = !state.draining
+            state.draining = true
+            guard !state.workWaiters.isEmpty else { return (startDrain, []) }
             defer { state.workWaiters.removeAll() }
-            return Array(state.workWaiters.values)
+            return (startDrain, Array(state.workWaiters.values))
         }
         for waiter in workWaiters { waiter.resume(returning: true) }
-        queue.async {
-            job()
-            let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                state.pending -= 1
-                guard state.pending == 0 else { return [] }
+        if startDrain { queue.async { self.drain() } }
+    }
+
+    /// Runs queued jobs one at a time, oldest first, until none is left; then wakes the
+    /// callers of ``settle()``.
+    private func drain() {
+        while true {
+            let next = state.withLock { state -> (job: UnownedJob?, settled: [CheckedContinuation<Void, Never>]) in
+                if let job = state.takeJob() { return (job, []) }
+                state.draining = false
                 defer { state.settleWaiters.removeAll() }
-                return state.settleWaiters
+                return (nil, state.settleWaiters)
             }
-            for waiter in waiters { waiter.resume() }
+            guard let job = next.job else {
+                for waiter in next.settled { waiter.resume() }
+                return
+            }
+            run(job)
+        }
+    }
+
+    /// Runs `job` on this executor (where task executors exist, the only place jobs come from).
+    private func run(_ job: UnownedJob) {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
 
@@ -80,7 +120,7 @@ final class SimulationExecutor: Sendable {
     func settle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let settled = state.withLock { state -> Bool in
-                if state.pending == 0 { return true }
+                if !state.draining { return true }
                 state.settleWaiters.append(continuation)
                 return false
             }
@@ -92,7 +132,6 @@ final class SimulationExecutor: Sendable {
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 extension SimulationExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        schedule { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        schedule(UnownedJob(job))
     }
 }

@@ -11,16 +11,21 @@ extension InMemoryFleetService {
         else { return nil }
         let rest = body[(open + 1)...]
         let isEmpty = rest.first { !whitespace.contains($0) } == UInt8(ascii: "}")
-        return Data(#"{"name":\#(quoted(name))\#(isEmpty ? "" : ",")"#.utf8) + rest
+        var named = Data(capacity: body.count + name.utf8.count + 12)
+        named.append(contentsOf: #"{"name":"#.utf8)
+        named.append(contentsOf: quoted(name).utf8)
+        if !isEmpty { named.append(UInt8(ascii: ",")) }
+        named.append(rest)
+        return named
     }
 
     /// `text` as a JSON string; IDs rarely need escaping, so the common case is a copy.
     private static func quoted(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
             let data = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed])
-        else { return "\"\(text)\"" }
+        else { return "\"" + text + "\"" }
         return String(decoding: data, as: UTF8.self)
     }
 
-    private static let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+    private static let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
 }

@@ -161,10 +161,14 @@ public final class InMemoryFleetService: Sendable {
         } else {
             verdict = (404, "no such resource")
         }
-        var body = Data(#"{"error":"\#(verdict.rejection ?? "")"}"#.utf8)
         var status = verdict.status
-        if verdict.rejection == nil, let scope, let route = match?.route {
+        let body: Data
+        if let rejection = verdict.rejection {
+            body = Data(#"{"error":"\#(rejection)"}"#.utf8)
+        } else if let scope, let route = match?.route {
             (status, body) = serve(request, scope: scope, route: route, now: now)
+        } else {
+            body = Data(#"{"error":""}"#.utf8)
         }
         let call = Call(
             method: request.method, scope: scope, tokenFingerprint: fingerprint, status: status,
@@ -173,9 +177,11 @@ public final class InMemoryFleetService: Sendable {
             state.calls.append(call)
             if call.accepted { state.accepted += 1 }
         }
-        return TransportResponse(
-            status: status, headers: ["Content-Type": "application/json"], body: body, url: request.url)
+        return TransportResponse(status: status, headers: Self.jsonHeaders, body: body, url: request.url)
     }
+
+    /// Every answer's headers, one dictionary shared by all.
+    private static let jsonHeaders = ["Content-Type": "application/json"]
 
     private func check(_ bearer: String?, covering scope: AuthorizationScope, on route: FleetServiceRoute, at now: Date)
         -> (Int, String?)
@@ -256,10 +262,15 @@ public final class InMemoryFleetService: Sendable {
         return claims
     }
 
+    /// The token of `Bearer <token>` (the scheme in any case). By bytes: splitting the header
+    /// by `Character` walked a long token's graphemes at every call.
     private static func bearerToken(_ header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1])
+        let bytes = header.utf8
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")),
+            bytes[..<space].lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8)
+        else { return nil }
+        let token = header[bytes.index(after: space)...]
+        return token.isEmpty ? nil : String(token)
     }
 }
 

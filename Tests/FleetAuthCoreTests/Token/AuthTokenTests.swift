@@ -35,6 +35,10 @@ struct AuthTokenTests {
         #expect(token.fingerprint.count == 12)
         #expect(token.fingerprint.hasPrefix("tok_"))
         #expect(AuthToken.fingerprint(of: secret + "x") != token.fingerprint)
+        // The top 32 bits of 64-bit FNV-1a, so that a tag in yesterday's logs still matches.
+        #expect(AuthToken.fingerprint(of: "") == "tok_cbf29ce4")
+        #expect(AuthToken.fingerprint(of: "a") == "tok_af63dc4c")
+        #expect(AuthToken.fingerprint(of: "foobar") == "tok_85944171")
     }
 
     @Test func eventsNeverCarryTheValue() async throws {
@@ -106,6 +110,10 @@ struct AuthTokenTests {
     @Test(arguments: [
         (AuthorizationScope.vehicle("v-1"), true), (.vehicle(""), false), (.vehicle(" v"), false),
         (.vehicle("v\u{0}"), false), (.vehicle("v-1", taskID: ""), false), (.trip("t-é 7"), true),
+        (.vehicle(String(repeating: "v", count: 64)), true), (.vehicle(String(repeating: "v", count: 65)), false),
+        (.vehicle("v/1"), false), (.vehicle("v:1"), false), (.vehicle("v?1"), false), (.vehicle("v,1"), false),
+        (.vehicle("v#1"), false), (.vehicle("v-1 "), false), (.vehicle("v-1", taskID: "t/1"), false),
+        (.vehicle("v-1", taskID: "t-1"), true),
     ])
     func scopeValidation(scope: AuthorizationScope, valid: Bool) {
         #expect(((try? scope.validated()) != nil) == valid)

@@ -33,4 +33,17 @@ struct UpdateBodyTests {
         // Keys sorted, as the fleet service's own clients send them.
         #expect(String(decoding: body, as: UTF8.self).hasPrefix(#"{"lastLocation":{"#))
     }
+
+    @Test func theKeysAreSorted() throws {
+        let location = VehicleLocation(
+            latitude: 1, longitude: 2, heading: 3, speed: 4, accuracy: 5, timestamp: Date(timeIntervalSince1970: 0))
+        let text = String(decoding: location.updateBody(), as: UTF8.self)
+        let keys = ["heading", "horizontalAccuracy", "location", "speed", "updateTime"]
+        let offsets = try keys.map { key in try #require(text.range(of: "\"\(key)\":")).lowerBound }
+        #expect(offsets == offsets.sorted(), "\(text)")
+        #expect(
+            text
+                == #"{"lastLocation":{"heading":3,"horizontalAccuracy":5,"location":{"latitude":1,"longitude":2},"speed":4,"updateTime":"1970-01-01T00:00:00.000Z"}}"#
+        )
+    }
 }

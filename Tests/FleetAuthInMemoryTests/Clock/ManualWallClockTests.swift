@@ -26,6 +26,25 @@ struct ManualWallClockTests {
         #expect(clock.now() == start.addingTimeInterval(5))
     }
 
+    /// Sleepers due at the same moment wake in the order they went to sleep, so that a
+    /// simulation takes the same steps on every run.
+    @Test func sleepersDueTogetherWakeInTheOrderTheySlept() async throws {
+        let clock = ManualWallClock()
+        let woke = LockedState<[Int]>([])
+        let result = await clock.runToCompletion {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        try? await clock.sleep(for: 1)
+                        woke.withLock { $0.append(index) }
+                    }
+                }
+            }
+        }
+        #expect(throws: Never.self) { try result.get() }
+        #expect(woke.withLock { $0 } == Array(0..<100))
+    }
+
     @Test func cancellingASleeperThrowsAndRemovesIt() async {
         let clock = ManualWallClock()
         let sleeper = Task { try await clock.sleep(for: 10) }
