@@ -281,8 +281,8 @@ public final class ManualWallClock: WallClock {
     public var nextDeadline: Date? {
         state.withLock { state in
             var earliest: Date?
-            for sleeper in state.sleepers.values where !sleeper.deferred && earliest.map({ sleeper.deadline < $0 }) ?? true {
-                earliest = sleeper.deadline
+            for sleeper in state.sleepers.values where !sleeper.deferred {
+                if earliest.map({ sleeper.deadline < $0 }) ?? true { earliest = sleeper.deadline }
             }
             return earliest?.addingTimeInterval(state.wallOffset)
         }
