@@ -180,7 +180,13 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     private func exchange<Response>(
         _ attempt: (AuthToken) async throws -> Response, status: (Response) -> Int, body: (Response) -> Data
     ) async throws -> Exchange<Response> {
-        var token = try await usableToken()
+        // A cached token that has not expired is taken without a call that could suspend.
+        var token: AuthToken
+        if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) {
+            token = cached
+        } else {
+            token = try await usableToken()
+        }
         var response = try await attempt(token)
         guard Self.refuses(status(response)) else { return Exchange(response: response, token: token, attempts: 1) }
         var rejection = TokenRejection(status: status(response), body: body(response), token: token.value)

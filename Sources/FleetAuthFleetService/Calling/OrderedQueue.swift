@@ -46,6 +46,16 @@ package final class OrderedQueue: Sendable {
     /// counted. (Counting in one section and joining in another let a later operation join
     /// first.) The identifier only lets the cancellation handler find its operation.
     private func acquire() async -> Bool {
+        // Free and not cancelled: admitted at once, with no continuation to wait on.
+        let admitted = state.withLock { state -> Bool in
+            guard !state.busy, !Task.isCancelled else { return false }
+            state.nextID += 1
+            state.submitted += 1
+            state.busy = true
+            state.running = state.nextID
+            return true
+        }
+        if admitted { return true }
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID

@@ -90,7 +90,7 @@ public final class InMemoryFleetService: Sendable {
         var forcedRejections: [Int] = []
         var revoked: Set<String> = []
         /// Each token's claims, decoded once (see ``claims(of:at:)``).
-        var claims: [String: JWTClaims] = [:]
+        var claims: [String: (token: String, claims: JWTClaims)] = [:]
         var pruneClaimsAt = 1024
     }
 
@@ -157,7 +157,7 @@ public final class InMemoryFleetService: Sendable {
         } else if let scope, (try? scope.validated()) == nil {
             verdict = (400, "the ID breaks the fleet service's ID rules")
         } else if let scope, let route = match?.route {
-            verdict = check(bearer, covering: scope, on: route, at: now)
+            verdict = check(bearer, fingerprint: fingerprint, covering: scope, on: route, at: now)
         } else {
             verdict = (404, "no such resource")
         }
@@ -183,11 +183,12 @@ public final class InMemoryFleetService: Sendable {
     /// Every answer's headers, one dictionary shared by all.
     private static let jsonHeaders = ["Content-Type": "application/json"]
 
-    private func check(_ bearer: String?, covering scope: AuthorizationScope, on route: FleetServiceRoute, at now: Date)
-        -> (Int, String?)
-    {
-        guard let bearer else { return (401, "no bearer token") }
-        guard let claims = claims(of: bearer, at: now) else { return (401, "malformed token") }
+    private func check(
+        _ bearer: String?, fingerprint: String?, covering scope: AuthorizationScope, on route: FleetServiceRoute,
+        at now: Date
+    ) -> (Int, String?) {
+        guard let bearer, let fingerprint else { return (401, "no bearer token") }
+        guard let claims = claims(of: bearer, fingerprint: fingerprint, at: now) else { return (401, "malformed token") }
         guard claims.audience.contains(configuration.audience) else { return (401, "wrong audience") }
         guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
         guard exp > now else { return (401, "token expired") }
@@ -246,18 +247,20 @@ public final class InMemoryFleetService: Sendable {
     }
 
     /// The token's claims, decoded once: a token carries hundreds of calls, and decoding it
-    /// for each one took a third of a simulator's time. Tokens past their expiry are dropped
-    /// whenever the cache has doubled since it was last pruned, so it holds about the tokens
-    /// still alive, whatever the simulated time.
-    private func claims(of token: String, at now: Date) -> JWTClaims? {
-        if let cached = state.withLock({ $0.claims[token] }) { return cached }
+    /// for each one took a third of a simulator's time. Kept under the token's fingerprint,
+    /// which the call has anyway (hashing the whole value again for a dictionary cost more),
+    /// with the value itself to tell two tokens with one fingerprint apart. Tokens past their
+    /// expiry are dropped whenever the cache has doubled since it was last pruned, so it holds
+    /// about the tokens still alive, whatever the simulated time.
+    private func claims(of token: String, fingerprint: String, at now: Date) -> JWTClaims? {
+        if let cached = state.withLock({ $0.claims[fingerprint] }), cached.token == token { return cached.claims }
         guard let claims = try? JWTDecoder.decode(token) else { return nil }
         state.withLock { state in
             if state.claims.count >= state.pruneClaimsAt {
-                state.claims = state.claims.filter { ($0.value.expiresAt ?? .distantPast) > now }
+                state.claims = state.claims.filter { ($0.value.claims.expiresAt ?? .distantPast) > now }
                 state.pruneClaimsAt = max(1024, 2 * state.claims.count)
             }
-            state.claims[token] = claims
+            state.claims[fingerprint] = (token, claims)
         }
         return claims
     }

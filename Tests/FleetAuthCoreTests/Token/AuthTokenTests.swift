@@ -30,6 +30,19 @@ struct AuthTokenTests {
         }
     }
 
+    #if canImport(Glibc)
+        /// Each vehicle of a simulator holds a token: its storage stays in the allocator's
+        /// 160-byte block, with an uptime expiry too (the largest form).
+        @Test func aTokensStorageFitsA160ByteBlock() throws {
+            let fetched = AuthToken(
+                value: secret, scope: .vehicle("v-1"), receivedAt: Date(), expiresAt: Date(),
+                uptimeExpiry: (SystemWallClock(), 10), issuerClockOffset: 1)
+            let usableSize = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size"))
+            let size = unsafeBitCast(usableSize, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
+            #expect(size(Unmanaged.passUnretained(fetched.storageObject).toOpaque()) <= 152)
+        }
+    #endif
+
     @Test func fingerprintIsStableAndShort() {
         #expect(token.fingerprint == AuthToken.fingerprint(of: secret))
         #expect(token.fingerprint.count == 12)
