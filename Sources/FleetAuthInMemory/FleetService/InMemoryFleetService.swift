@@ -188,7 +188,9 @@ public final class InMemoryFleetService: Sendable {
         at now: Date
     ) -> (Int, String?) {
         guard let bearer, let fingerprint else { return (401, "no bearer token") }
-        guard let claims = claims(of: bearer, fingerprint: fingerprint, at: now) else { return (401, "malformed token") }
+        guard let claims = claims(of: bearer, fingerprint: fingerprint, at: now) else {
+            return (401, "malformed token")
+        }
         guard claims.audience.contains(configuration.audience) else { return (401, "wrong audience") }
         guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
         guard exp > now else { return (401, "token expired") }
