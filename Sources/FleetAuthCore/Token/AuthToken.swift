@@ -142,9 +142,15 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         fingerprint(bits: fingerprintBits(of: value))
     }
 
+    /// The fingerprint of a token value that is part of a longer string (an `Authorization`
+    /// header), without copying it out.
+    package static func fingerprint(ofPart value: Substring) -> String {
+        fingerprint(bits: fingerprintBits(of: value))
+    }
+
     /// The top 32 bits of the 64-bit FNV-1a hash of `value`'s UTF-8, over contiguous bytes
     /// (stepping through `utf8` one index at a time cost several times more).
-    private static func fingerprintBits(of value: String) -> UInt32 {
+    private static func fingerprintBits(of value: some StringProtocol) -> UInt32 {
         let hash = value.utf8.withContiguousStorageIfAvailable(fnv1a) ?? fnv1a(Array(value.utf8))
         return UInt32(truncatingIfNeeded: hash >> 32)
     }

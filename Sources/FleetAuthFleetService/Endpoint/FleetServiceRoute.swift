@@ -44,16 +44,19 @@ package struct FleetServiceRoute: Sendable, Hashable {
     /// The route and the ID named by a request path (percent-decoded), if it is one of ours
     /// for `providerID`.
     package static func match(path: String, providerID: String) -> (route: FleetServiceRoute, id: String)? {
-        // Split by bytes: splitting a `String` by `Character` cost a simulator more than the
-        // rest of a call's routing.
-        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map { bytes in
-            let part = Substring(bytes)
-            return bytes.contains(UInt8(ascii: "%")) ? part.removingPercentEncoding ?? String(part) : String(part)
+        // Split by bytes, into at most the five segments a route has: splitting a `String` by
+        // `Character` cost a simulator more than the rest of a call's routing.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), maxSplits: 5)
+        func segment(_ index: Int) -> String {
+            let part = Substring(parts[index])
+            return part.utf8.contains(UInt8(ascii: "%")) ? part.removingPercentEncoding ?? String(part) : String(part)
         }
-        guard parts.count == 5, parts[0] == "v1", parts[1] == "providers", parts[2] == providerID,
-            let route = all.first(where: { $0.collection == parts[3] })
-        else { return nil }
-        return (route, parts[4])
+        guard parts.count == 5, segment(0) == "v1", segment(1) == "providers", segment(2) == providerID else {
+            return nil
+        }
+        let collection = segment(3)
+        guard let route = all.first(where: { $0.collection == collection }) else { return nil }
+        return (route, segment(4))
     }
 
     /// The scope a call on this route with `id` is for.

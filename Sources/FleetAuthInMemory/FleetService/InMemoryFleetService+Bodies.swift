@@ -13,18 +13,23 @@ extension InMemoryFleetService {
         let isEmpty = rest.first { !whitespace.contains($0) } == UInt8(ascii: "}")
         var named = Data(capacity: body.count + name.utf8.count + 12)
         named.append(contentsOf: #"{"name":"#.utf8)
-        named.append(contentsOf: quoted(name).utf8)
+        appendQuoted(name, to: &named)
         if !isEmpty { named.append(UInt8(ascii: ",")) }
         named.append(rest)
         return named
     }
 
-    /// `text` as a JSON string; IDs rarely need escaping, so the common case is a copy.
-    private static func quoted(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
-            let data = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed])
-        else { return "\"" + text + "\"" }
-        return String(decoding: data, as: UTF8.self)
+    /// Appends `text` as a JSON string; IDs rarely need escaping, so the common case is a copy.
+    private static func appendQuoted(_ text: String, to data: inout Data) {
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
+            let escaped = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed])
+        {
+            data.append(escaped)
+            return
+        }
+        data.append(UInt8(ascii: "\""))
+        data.append(contentsOf: text.utf8)
+        data.append(UInt8(ascii: "\""))
     }
 
     private static let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]

@@ -142,7 +142,7 @@ public final class InMemoryFleetService: Sendable {
         let match = FleetServiceRoute.match(path: request.url.path, providerID: configuration.providerID)
         let scope = match.map { $0.route.scope(id: $0.id) }
         let bearer = request.header("Authorization").flatMap(Self.bearerToken)
-        let fingerprint = bearer.map(AuthToken.fingerprint(of:))
+        let fingerprint = bearer.map(AuthToken.fingerprint(ofPart:))
         let (forced, revoked) = state.withLock { state in
             (
                 state.forcedRejections.isEmpty ? nil : state.forcedRejections.removeFirst(),
@@ -184,7 +184,7 @@ public final class InMemoryFleetService: Sendable {
     private static let jsonHeaders = ["Content-Type": "application/json"]
 
     private func check(
-        _ bearer: String?, fingerprint: String?, covering scope: AuthorizationScope, on route: FleetServiceRoute,
+        _ bearer: Substring?, fingerprint: String?, covering scope: AuthorizationScope, on route: FleetServiceRoute,
         at now: Date
     ) -> (Int, String?) {
         guard let bearer, let fingerprint else { return (401, "no bearer token") }
@@ -254,8 +254,11 @@ public final class InMemoryFleetService: Sendable {
     /// with the value itself to tell two tokens with one fingerprint apart. Tokens past their
     /// expiry are dropped whenever the cache has doubled since it was last pruned, so it holds
     /// about the tokens still alive, whatever the simulated time.
-    private func claims(of token: String, fingerprint: String, at now: Date) -> JWTClaims? {
-        if let cached = state.withLock({ $0.claims[fingerprint] }), cached.token == token { return cached.claims }
+    private func claims(of token: Substring, fingerprint: String, at now: Date) -> JWTClaims? {
+        if let cached = state.withLock({ $0.claims[fingerprint] }), cached.token == token {
+            return cached.claims
+        }
+        let token = String(token)
         guard let claims = try? JWTDecoder.decode(token) else { return nil }
         state.withLock { state in
             if state.claims.count >= state.pruneClaimsAt {
@@ -269,13 +272,13 @@ public final class InMemoryFleetService: Sendable {
 
     /// The token of `Bearer <token>` (the scheme in any case). By bytes: splitting the header
     /// by `Character` walked a long token's graphemes at every call.
-    private static func bearerToken(_ header: String) -> String? {
+    private static func bearerToken(_ header: String) -> Substring? {
         let bytes = header.utf8
         guard let space = bytes.firstIndex(of: UInt8(ascii: " ")),
             bytes[..<space].lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8)
         else { return nil }
         let token = header[bytes.index(after: space)...]
-        return token.isEmpty ? nil : String(token)
+        return token.isEmpty ? nil : token
     }
 }
 
