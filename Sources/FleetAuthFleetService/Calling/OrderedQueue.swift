@@ -29,7 +29,9 @@ package final class OrderedQueue: Sendable {
     package func run<Result: Sendable, Failure: Error>(
         _ operation: () async throws(Failure) -> Result, cancelled: () -> Failure
     ) async throws(Failure) -> Result {
-        guard await acquire() else { throw cancelled() }
+        if !admitAtOnce() {
+            guard await acquire() else { throw cancelled() }
+        }
         defer { release() }
         return try await operation()
     }
@@ -39,15 +41,10 @@ package final class OrderedQueue: Sendable {
         state.withLock { $0.submitted }
     }
 
-    /// Whether the caller got its turn (`false`: cancelled while waiting).
-    ///
-    /// An operation takes its place in the queue, is counted as submitted and is admitted
-    /// in one critical section, so the queue's order is the order in which operations were
-    /// counted. (Counting in one section and joining in another let a later operation join
-    /// first.) The identifier only lets the cancellation handler find its operation.
-    private func acquire() async -> Bool {
-        // Free and not cancelled: admitted at once, with no continuation to wait on.
-        let admitted = state.withLock { state -> Bool in
+    /// Takes the turn if the queue is free and the task not cancelled: the usual case, with
+    /// no suspension point and no continuation to wait on.
+    private func admitAtOnce() -> Bool {
+        state.withLock { state -> Bool in
             guard !state.busy, !Task.isCancelled else { return false }
             state.nextID += 1
             state.submitted += 1
@@ -55,7 +52,15 @@ package final class OrderedQueue: Sendable {
             state.running = state.nextID
             return true
         }
-        if admitted { return true }
+    }
+
+    /// Whether the caller got its turn (`false`: cancelled while waiting).
+    ///
+    /// An operation takes its place in the queue, is counted as submitted and is admitted
+    /// in one critical section, so the queue's order is the order in which operations were
+    /// counted. (Counting in one section and joining in another let a later operation join
+    /// first.) The identifier only lets the cancellation handler find its operation.
+    private func acquire() async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
