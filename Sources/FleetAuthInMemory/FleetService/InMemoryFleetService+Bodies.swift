@@ -11,25 +11,28 @@ extension InMemoryFleetService {
         else { return nil }
         let rest = body[(open + 1)...]
         let isEmpty = rest.first { !whitespace.contains($0) } == UInt8(ascii: "}")
-        var named = Data(capacity: body.count + name.utf8.count + 12)
+        // Bytes first, then one copy into `Data`: appending to `Data` piece by piece went
+        // through its generic sequence path.
+        var named: [UInt8] = []
+        named.reserveCapacity(body.count + name.utf8.count + 12)
         named.append(contentsOf: #"{"name":"#.utf8)
         appendQuoted(name, to: &named)
         if !isEmpty { named.append(UInt8(ascii: ",")) }
-        named.append(rest)
-        return named
+        named.append(contentsOf: rest)
+        return Data(named)
     }
 
     /// Appends `text` as a JSON string; IDs rarely need escaping, so the common case is a copy.
-    private static func appendQuoted(_ text: String, to data: inout Data) {
+    private static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
         if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }),
             let escaped = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed])
         {
-            data.append(escaped)
+            bytes.append(contentsOf: escaped)
             return
         }
-        data.append(UInt8(ascii: "\""))
-        data.append(contentsOf: text.utf8)
-        data.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     private static let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]

@@ -47,4 +47,9 @@ struct RecentHistoryTests {
         let named = InMemoryFleetService.naming(Data(body.utf8), "N")
         #expect(named.map { String(decoding: $0, as: UTF8.self) } == answer)
     }
+
+    @Test func aNameThatNeedsEscapingIsEscaped() throws {
+        let named = try #require(InMemoryFleetService.naming(Data(#"{"a":1}"#.utf8), #"v"1\"#))
+        #expect(String(decoding: named, as: UTF8.self) == #"{"name":"v\"1\\","a":1}"#)
+    }
 }
