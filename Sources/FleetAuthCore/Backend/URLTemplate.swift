@@ -121,10 +121,16 @@ package struct URLTemplate: Sendable {
     /// `id` percent-encoded as one path segment (no `/ ? # ;` left to split it), as every
     /// URL FleetAuth builds from an ID needs it.
     package static func pathEncoded(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: idAllowed) ?? id
+    }
+
+    /// What a path segment may carry unencoded, made once: each copy is an 8 KB table, and
+    /// every token request resolves its URL.
+    private static let idAllowed: CharacterSet = {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#;{}")
-        return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? id
-    }
+        return allowed
+    }()
 
     private static func error(_ message: String) -> FleetAuthError {
         FleetAuthError(reason: .invalidConfiguration, message: message)
