@@ -45,6 +45,21 @@ struct ManualWallClockTests {
         #expect(woke.withLock { $0 } == Array(0..<100))
     }
 
+    /// `settle()` returns only once every job queued on the clock's executor has run, however
+    /// many are queued while others run.
+    @Test func settleWaitsForEveryQueuedJob() async {
+        let clock = ManualWallClock()
+        let finished = LockedState(0)
+        for _ in 0..<100 {
+            _ = clock.startSimulated {
+                for _ in 0..<3 { await Task.yield() }
+                finished.withLock { $0 += 1 }
+            }
+        }
+        await clock.settle()
+        #expect(finished.withLock { $0 } == 100)
+    }
+
     @Test func cancellingASleeperThrowsAndRemovesIt() async {
         let clock = ManualWallClock()
         let sleeper = Task { try await clock.sleep(for: 10) }
