@@ -34,9 +34,13 @@ package struct TokenResponseParser: Sendable {
         from response: TransportResponse, for scope: AuthorizationScope, receivedAt: Date,
         clock: (any WallClock)? = nil, credentialSent: Bool? = nil
     ) throws(FleetAuthError) -> AuthToken {
+        // The uptime of receipt is read now, next to the caller's `receivedAt`, not after the
+        // parse: a clock moved meanwhile (another thread advancing a manual clock) would
+        // otherwise set the monotonic expiry later than the wall one.
+        let receipt = clock.map { (clock: $0, uptime: $0.uptime()) }
         do {
             return try parse(
-                response, scope: scope, receivedAt: receivedAt, clock: clock, credentialSent: credentialSent)
+                response, scope: scope, receivedAt: receivedAt, receipt: receipt, credentialSent: credentialSent)
         } catch {
             throw error.adding(scope: scope, url: response.url)
         }
@@ -66,8 +70,8 @@ package struct TokenResponseParser: Sendable {
     }
 
     private func parse(
-        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date, clock: (any WallClock)?,
-        credentialSent: Bool?
+        _ response: TransportResponse, scope: AuthorizationScope, receivedAt: Date,
+        receipt: (clock: any WallClock, uptime: TimeInterval)?, credentialSent: Bool?
     ) throws(FleetAuthError) -> AuthToken {
         if let error = statusError(response, scope: scope, credentialSent: credentialSent) { throw error }
         guard response.body.count <= maximumResponseBytes else {
@@ -147,7 +151,7 @@ package struct TokenResponseParser: Sendable {
         if let violation = rules.wildcardViolation(in: claims, for: scope) { throw violation }
         return AuthToken(
             value: value, scope: scope, receivedAt: receivedAt, expiresAt: receivedAt.addingTimeInterval(remaining),
-            lifetime: lifetime, uptimeExpiry: clock.map { ($0, $0.uptime() + remaining) },
+            lifetime: lifetime, uptimeExpiry: receipt.map { ($0.clock, $0.uptime + remaining) },
             issuerClockOffset: Self.issuerClockOffset(response, claims: claims, receivedAt: receivedAt))
     }
 
