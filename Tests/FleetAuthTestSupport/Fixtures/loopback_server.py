@@ -5,6 +5,15 @@ real one does (signature included), and the transport conformance routes.
 
 Run by the tests themselves: it binds 127.0.0.1 on a free port, prints "PORT <n>", and
 exits when its standard input closes (when the test process ends). Standard library only.
+To run it by hand for a while, keep its input open: `python3 loopback_server.py < <(sleep 600)`.
+
+Routes: /token/{shape} (a token in that response shape), /token/driver/{vehicleId} and
+/token/delivery_driver/{vehicleId} (the platform's two sample backends' routes),
+/v1/providers/{project}/{collection}/{id} (the fleet service), /conformance/... (the
+transport conformance suite), and GET /stats: a JSON object
+of counts since the server started (token requests under the shape's name, such as
+`jwt-expiration-timestamp`; fleet calls as `fleet-accepted-<id>` and `fleet-rejected-<id>`),
+never reset.
 """
 import base64, hashlib, http.server, json, sys, threading, time, urllib.parse
 
