@@ -23,7 +23,12 @@ package final class TokenStateBroadcaster: Sendable {
     /// `TokenProviderConfiguration.beforePublishingState`).
     private let beforePublishing: (@Sendable (TokenState) -> Void)?
 
-    package init(beforePublishing: (@Sendable (TokenState) -> Void)? = nil) {
+    package init() {
+        beforePublishing = nil
+    }
+
+    /// A broadcaster that runs `beforePublishing` on the publishing thread before each change.
+    package init(beforePublishing: (@Sendable (TokenState) -> Void)?) {
         self.beforePublishing = beforePublishing
     }
 
