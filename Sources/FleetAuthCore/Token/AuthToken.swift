@@ -24,8 +24,9 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         /// hashing the value each time cost a simulator more than the tag's use.
         let fingerprintBits: UInt32
         /// How far the backend's clock ran ahead of the device's when the token arrived, in
-        /// 32 bits (a millisecond's precision for a day's offset): with the fingerprint's bits
-        /// it takes the 8 bytes this alone took, so the storage stays 152 bytes.
+        /// 32 bits (within 8 ms for offsets up to a day; it is judged and shown in seconds):
+        /// with the fingerprint's bits it takes the 8 bytes this alone took, so the storage
+        /// stays 152 bytes.
         let issuerClockOffset: Float
 
         init(

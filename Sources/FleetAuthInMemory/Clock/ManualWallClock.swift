@@ -28,7 +28,10 @@ public import Foundation
 public final class ManualWallClock: WallClock {
     struct Sleeper {
         let deadline: Date
-        let continuation: CheckedContinuation<Void, any Error>
+        /// Resumed exactly once, by whoever takes the sleeper out of `sleepers` under the lock
+        /// (an advance, a cancellation, a sleep that passes a deferred timeout): unchecked, as
+        /// a checked one costs an allocation per sleep, and a simulation sleeps millions of times.
+        let continuation: UnsafeContinuation<Void, any Error>
         /// The `withTimeout(_:_:)` operation this sleep belongs to, if any.
         var operation: UInt64? = nil
         /// Set for the timeout of that operation rather than a sleep inside it.
@@ -170,7 +173,7 @@ public final class ManualWallClock: WallClock {
             return state.nextID
         }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let woken: (ready: [CheckedContinuation<Void, Never>], timeout: Sleeper?)? = state.withLock { state in
                     if Task.isCancelled { return nil }
                     let deadline = state.now.addingTimeInterval(duration)

@@ -89,7 +89,7 @@ public final class InMemoryFleetService: Sendable {
         var lastLocations: [String: Data] = [:]
         var forcedRejections: [Int] = []
         var revoked: Set<String> = []
-        /// Each token's claims, decoded once (see ``claims(of:at:)``).
+        /// Each token's claims, decoded once, under its fingerprint (see `claims(of:fingerprint:at:)`).
         var claims: [String: (token: String, claims: JWTClaims)] = [:]
         var pruneClaimsAt = 1024
     }
