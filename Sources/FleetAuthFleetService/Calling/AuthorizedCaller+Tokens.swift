@@ -87,7 +87,6 @@ extension AuthorizedCaller {
         token.remainingLife(wallNow: clock.now()) <= 0
     }
 
-    @inline(__always)  // see `exchange(_:)`
     func send(_ request: TransportRequest, with token: AuthToken) async throws(FleetServiceError)
         -> TransportResponse
     {

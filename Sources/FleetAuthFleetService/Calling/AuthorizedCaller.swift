@@ -162,9 +162,9 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         case again(TokenRejection)
     }
 
-    // The exchange and the send it makes are inlined into `deliver`: every async call on the
-    // path of a fleet call costs a task switch and a frame, and a simulator makes thousands
-    // a step (5,000 vehicles on the manual clock: a step took a quarter less time).
+    // The exchange is inlined into `deliver`: every async call on the path of a fleet call
+    // costs a task switch and a frame, and a simulator makes thousands a step (5,000
+    // vehicles on the manual clock: 6 % less time, measured run against run).
     @inline(__always)
     private func exchange(_ request: TransportRequest) async throws(FleetServiceError) -> Exchange<TransportResponse> {
         try checkTransport(request.url)
