@@ -48,6 +48,19 @@ struct TokenEventLoggerTests {
         #expect(TokenEventLevel.allCases.sorted() == [.debug, .info, .warning, .error])
     }
 
+    /// A failed request counts under one kind by what follows it: another attempt, a refused
+    /// answer, or the end of the fetch, as an app's metrics count them.
+    @Test func aFailedRequestCountsUnderTheKindOfWhatFollows() {
+        let status = FleetAuthError(reason: .unexpectedStatus, message: "HTTP 503")
+        let malformed = FleetAuthError(reason: .malformedResponse, message: "not JSON")
+        let cases: [(TokenEvent.Detail, TokenEvent.Kind)] = [
+            (.fetchFailed(v42, error: status, duration: 0.1, retryIn: 0.5), .fetchRetried),
+            (.fetchFailed(v42, error: status, duration: 0.1, retryIn: nil), .fetchFailed),
+            (.fetchFailed(v42, error: malformed, duration: 0.1, retryIn: nil), .rejected),
+        ]
+        for (detail, kind) in cases { #expect(TokenEvent(detail).kind == kind, "\(TokenEvent(detail))") }
+    }
+
     @Test func lineNamesTheLevelTheTagAndTheEvent() {
         let lines = Lines()
         logger(.info, into: lines).log(
