@@ -55,8 +55,11 @@ struct EngineBoundaryTests {
         #expect(try await h.settledResult(of: h.startFetches(1, for: v42)[0]).get() == token)
         #expect(h.engine.cachedUsableToken(for: v42) == token)
         await h.clock.settle()  // the refresh that lookup started has failed too
+        #expect(h.engine.tokenState(of: v42).phase == .degraded)
         h.clock.advance(by: 1)
         #expect(h.engine.cachedUsableToken(for: v42) == nil)
+        // The state says so too: at the floor the token is no longer handed out degraded.
+        #expect(h.engine.tokenState(of: v42).phase != .degraded)
     }
 
     /// Callers wait at most the retry deadline: a retry that would start exactly at the
