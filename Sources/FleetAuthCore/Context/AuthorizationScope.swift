@@ -140,15 +140,13 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         var count = 0
         for byte in value.utf8 {
             count += 1
-            guard count <= 64, (0x21...0x7E).contains(byte) else { return false }
-            switch byte {
-            case UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "?"), UInt8(ascii: ","), UInt8(ascii: "#"):
-                return false
-            default: continue
-            }
+            guard count <= 64, (0x21...0x7E).contains(byte), !forbiddenIDBytes.contains(byte) else { return false }
         }
         return count > 0
     }
+
+    /// ``forbiddenIDCharacters`` as the bytes ``isPlainID(_:)`` compares.
+    private static let forbiddenIDBytes: [UInt8] = forbiddenIDCharacters.compactMap(\.asciiValue)
 
     /// Checks another ID the fleet service names in its paths (such as the provider ID)
     /// by the same rules; throws `invalidContext` naming `field` and the rule.
