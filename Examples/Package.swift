@@ -42,8 +42,23 @@ let package = Package(
         ),
         .executableTarget(
             name: "SeedPort",
-            dependencies: [library("FleetAuthDriver")],
+            dependencies: [library("FleetAuthDriver"), library("FleetAuthConsumer")],
             path: "SeedPort"
+        ),
+        // The platform's two Swift samples renamed by the porting article's names table and
+        // nothing else, built in Swift 5 mode as a team that renames them builds them (one
+        // target each: both declare `SampleAccessTokenProvider`).
+        .target(
+            name: "SeedDriverSample",
+            dependencies: [library("FleetAuthDriver")],
+            path: "SeedSamples/Driver",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .target(
+            name: "SeedConsumerSample",
+            dependencies: [library("FleetAuthConsumer")],
+            path: "SeedSamples/Consumer",
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // A stand-in for the platform driver SDK's Objective-C authorization protocol.
         .target(name: "PlatformDriverSDK", path: "PlatformDriverSDK"),
@@ -84,9 +99,10 @@ let package = Package(
             name: "ExamplesTests",
             dependencies: [
                 "DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "PlatformAdapter", "DeliveryAdapter",
-                "PlatformDriverSDK", "ExampleSupport",
+                "PlatformDriverSDK", "ExampleSupport", "SeedDriverSample", "SeedConsumerSample",
                 library("FleetAuthCore"),
                 library("FleetAuthDriver"),
+                library("FleetAuthConsumer"),
                 library("FleetAuthURLSession"),
             ]
         ),
@@ -99,7 +115,8 @@ let package = Package(
     ]
 )
 
-for target in package.targets {
+// The seed's samples are built as a team that renames them builds them: no upcoming features.
+for target in package.targets where !["SeedDriverSample", "SeedConsumerSample"].contains(target.name) {
     target.swiftSettings = [
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("InternalImportsByDefault"),

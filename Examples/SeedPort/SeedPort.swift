@@ -1,7 +1,9 @@
-// SeedPort: the platform's sample token provider, ported to FleetAuth's names with the least
-// change Swift 6 requires. It is here to prove the README's porting rule compiles — not to be
-// copied: `DriverTokenProvider` does this job with validation, single flight, refresh ahead
-// of expiry, retries and typed errors.
+// SeedPort: the platform's two sample token providers, the driver's (here) and the consumer's
+// (ConsumerSample.swift), ported to FleetAuth's names with the least change Swift 6 requires.
+// They are here to prove the porting rule compiles — not to be copied: `DriverTokenProvider`
+// and `ConsumerTokenProvider` do this job with validation, single flight, refresh ahead of
+// expiry, retries and typed errors. `Examples/SeedSamples` holds both samples renamed and
+// nothing else, built in Swift 5 mode.
 //
 //   swift run --package-path Examples SeedPort --token-url http://127.0.0.1:PORT/token/swift-sample --vehicle-id v-42
 //
@@ -10,6 +12,7 @@
 // AuthTokenFetchCompletionHandler; 2. make it thread-safe as the contract always required
 // (Swift 6 checks it because DriverAuthorization is Sendable): `final`, and a lock around the
 // cached token.
+import FleetAuthConsumer
 import FleetAuthDriver
 import Foundation
 
@@ -93,10 +96,11 @@ final class SampleAccessTokenProvider: NSObject, DriverAuthorization, @unchecked
 @main
 struct SeedPort {
     static let usage = """
-        usage: SeedPort --token-url URL [--vehicle-id ID]
-        The platform's sample provider, ported to FleetAuth's names and compiled in Swift 6 mode:
-        fetches a token for the vehicle (default v-42) twice and says whether the second came
-        from its cache. It prints a fingerprint, never the token.
+        usage: SeedPort --token-url URL [--vehicle-id ID] [--trip-id ID]
+        The platform's driver and consumer sample providers, ported to FleetAuth's names and
+        compiled in Swift 6 mode: each fetches a token twice from the URL, for the vehicle
+        (default v-42) and for the trip (default t-7), and says whether the second came from
+        its cache. It prints fingerprints, never a token.
         Exit status: 0 fetched, 1 the fetch failed, 2 usage error.
         """
 
@@ -110,16 +114,19 @@ struct SeedPort {
         var help = false
         var tokenURL: URL?
         var vehicleID = "v-42"
+        var tripID = "t-7"
 
         init(_ arguments: [String]) throws(UsageError) {
             var rest = arguments[...]
             while let option = rest.popFirst() {
                 switch option {
                 case "--help": help = true
-                case "--token-url", "--vehicle-id":
+                case "--token-url", "--vehicle-id", "--trip-id":
                     guard let value = rest.popFirst() else { throw UsageError(message: "\(option) needs a value") }
                     if option == "--vehicle-id" {
                         vehicleID = value
+                    } else if option == "--trip-id" {
+                        tripID = value
                     } else if let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased()) {
                         tokenURL = url
                     } else {
@@ -146,16 +153,25 @@ struct SeedPort {
             print(usage)
             exit(0)
         }
-        let provider = SampleAccessTokenProvider(providerURL: url)
-        let context = DriverAuthorizationContext(vehicleID: invocation.vehicleID)
         do {
-            // The async method comes with the protocol: the port gets it for free.
-            let token = try await provider.fetchToken(with: context)
-            let again = try await provider.fetchToken(with: context)
-            print("fetched \(AuthToken.fingerprint(of: token)); second call served from the cache: \(token == again)")
+            // The async method comes with the protocol: each port gets it for free.
+            let driver = SampleAccessTokenProvider(providerURL: url)
+            let vehicle = DriverAuthorizationContext(vehicleID: invocation.vehicleID)
+            try await report("driver", vehicle, driver.fetchToken(with: vehicle), driver.fetchToken(with: vehicle))
+            let consumer = ConsumerSample.SampleAccessTokenProvider(providerURL: url)
+            let trip = TripAuthorizationContext(tripID: invocation.tripID)
+            try await report("consumer", trip, consumer.fetchToken(with: trip), consumer.fetchToken(with: trip))
         } catch {
             FileHandle.standardError.write(Data("SeedPort: \(error)\n".utf8))
             exit(1)
         }
+    }
+
+    /// Prints what a port fetched for `context`: a fingerprint, and whether the second call
+    /// was served from its cache.
+    static func report(_ sample: String, _ context: some CustomStringConvertible, _ token: String, _ again: String) {
+        print(
+            "\(sample) sample, \(context): fetched \(AuthToken.fingerprint(of: token)); second call served from the cache: \(token == again)"
+        )
     }
 }

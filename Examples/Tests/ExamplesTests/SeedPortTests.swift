@@ -1,3 +1,4 @@
+import FleetAuthConsumer
 import FleetAuthDriver
 import Foundation
 import Testing
@@ -40,5 +41,24 @@ struct SeedPortTests {
                 _ = try SeedPort.Invocation(arguments)
             }
         }
+    }
+}
+
+/// The platform's consumer sample, ported by renaming plus a lock, keeps the contract over real
+/// HTTP with a trip context whose trip ID is a `String`.
+@Suite("The seed's consumer provider, ported", .timeLimit(.minutes(10)))
+struct ConsumerSamplePortTests {
+    @Test func thePortFetchesAndCachesOverHTTP() async throws {
+        let server = try LoopbackFixture.shared.get()
+        let url = try #require(URL(string: server.baseURL + "/token/swift-sample?vehicleId=t-1"))
+        let provider = ConsumerSample.SampleAccessTokenProvider(providerURL: url)
+        let context = TripAuthorizationContext(tripID: "t-1")
+        let first = try await provider.fetchToken(with: context)
+        let second = try await provider.fetchToken(with: context)
+        #expect(first == second)  // served from its (now locked) cache
+        let error: (any Error)? = await withCheckedContinuation { done in
+            provider.fetchToken(with: nil) { _, error in done.resume(returning: error) }
+        }
+        #expect(error is ConsumerSample.SampleAccessTokenProvider.AccessTokenError)
     }
 }
