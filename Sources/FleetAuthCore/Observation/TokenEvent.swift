@@ -99,7 +99,7 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         /// `fetchFailed`.
         case notSent(AuthorizationScope, error: FleetAuthError, retryIn: TimeInterval?)
 
-        /// One line, without token values.
+        /// One line, without token values, starting with the event's ``TokenEvent/kind``.
         package var description: String {
             func seconds(_ value: TimeInterval) -> String { String(format: "%.3f s", value) }
             switch self {
@@ -108,7 +108,7 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
                 return "fetchSucceeded \(scope) \(fingerprint) in \(seconds(duration)), expires in \(Int(expiresIn)) s"
             case .fetchFailed(let scope, let error, let duration, let retryIn):
                 let retry = retryIn.map { ", retry in \(seconds($0))" } ?? ""
-                return "fetchFailed \(scope) \(error.reason) in \(seconds(duration))\(retry)"
+                return "\(kind) \(scope) \(error.reason) in \(seconds(duration))\(retry)"
             case .failureReplayed(let scope, let error):
                 return "failureReplayed \(scope) \(error.reason) (cooling down)"
             case .servedFresh(let scope, let fingerprint): return "servedFresh \(scope) \(fingerprint)"
@@ -124,7 +124,7 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
             case .refreshScheduled(let scope): return "refreshScheduled \(scope)"
             case .invalidated(let scope, let fingerprint, let dropped):
                 return "invalidated \(scope) \(fingerprint) \(dropped ? "dropped" : "not cached")"
-            case .invalidatedAll: return "invalidatedAll"
+            case .invalidatedAll: return "signedOut: every token and fetch dropped"
             case .evicted(let scope, false, _): return "evicted \(scope)"
             case .evicted(let scope, true, let capacity):
                 return

@@ -60,8 +60,28 @@ extension TokenEvent {
     }
 
     /// What kind of thing happened.
-    public var kind: Kind {
-        switch detail {
+    public var kind: Kind { detail.kind }
+
+    /// The attempt a `fetchStarted` event starts, counting from 1 (attempts of a scope
+    /// whose backend keeps failing count on from the fetch before); `nil` for other kinds.
+    public var attempt: Int? {
+        if case .fetchStarted(_, let attempt) = detail { return attempt }
+        return nil
+    }
+
+    /// The life a `fetchSucceeded` event's token had left when it arrived, in seconds;
+    /// `nil` for other kinds. The token itself is never in an event.
+    public var expiresIn: Double? {
+        if case .fetchSucceeded(_, _, _, let expiresIn) = detail { return expiresIn }
+        return nil
+    }
+}
+
+extension TokenEvent.Detail {
+    /// The kind an app counts this event under: a failed attempt's by what follows it (another
+    /// attempt, a refused answer, or the end of the fetch), a sign-out's `signedOut`.
+    package var kind: TokenEvent.Kind {
+        switch self {
         case .servedFresh: .servedFresh
         case .servedStale: .servedStale
         case .servedDegraded: .servedDegraded
@@ -83,19 +103,5 @@ extension TokenEvent {
         case .evicted(_, let usable, _): usable ? .evictedUsable : .evicted
         case .notSent: .requestNotSent
         }
-    }
-
-    /// The attempt a `fetchStarted` event starts, counting from 1 (attempts of a scope
-    /// whose backend keeps failing count on from the fetch before); `nil` for other kinds.
-    public var attempt: Int? {
-        if case .fetchStarted(_, let attempt) = detail { return attempt }
-        return nil
-    }
-
-    /// The life a `fetchSucceeded` event's token had left when it arrived, in seconds;
-    /// `nil` for other kinds. The token itself is never in an event.
-    public var expiresIn: Double? {
-        if case .fetchSucceeded(_, _, _, let expiresIn) = detail { return expiresIn }
-        return nil
     }
 }

@@ -61,6 +61,36 @@ struct TokenEventLoggerTests {
         for (detail, kind) in cases { #expect(TokenEvent(detail).kind == kind, "\(TokenEvent(detail))") }
     }
 
+    /// Every event's line begins with its kind, the name an alert greps logs for: a retried or
+    /// rejected attempt is not a `fetchFailed`, a sign-out is `signedOut`.
+    @Test func everyDescriptionBeginsWithItsKind() {
+        let status = FleetAuthError(reason: .unexpectedStatus, message: "HTTP 503", scope: v42, status: 503)
+        let malformed = FleetAuthError(reason: .malformedResponse, message: "not JSON")
+        let details: [TokenEvent.Detail] = [
+            .fetchStarted(v42, attempt: 1),
+            .fetchSucceeded(v42, fingerprint: "tok_1", duration: 0.2, expiresIn: 3600),
+            .fetchFailed(v42, error: status, duration: 0.1, retryIn: 0.5),
+            .fetchFailed(v42, error: status, duration: 0.1, retryIn: nil),
+            .fetchFailed(v42, error: malformed, duration: 0.1, retryIn: nil),
+            .servedFresh(v42, fingerprint: "tok_1"),
+            .failureReplayed(v42, error: status),
+            .servedStale(v42, fingerprint: "tok_1"),
+            .servedDegraded(v42, fingerprint: "tok_1", remaining: 120, reason: status),
+            .clockDisagreement(v42, fingerprint: "tok_1", offset: 600),
+            .refreshScheduled(v42),
+            .invalidated(v42, fingerprint: "tok_1", dropped: true),
+            .invalidatedAll,
+            .evicted(v42, usable: false, capacity: 1024),
+            .evicted(v42, usable: true, capacity: 1024),
+            .notSent(v42, error: status, retryIn: 1),
+        ]
+        for detail in details {
+            let event = TokenEvent(detail)
+            let first = event.description.prefix { $0 != " " && $0 != ":" }
+            #expect(first == event.kind.description, "\(event)")
+        }
+    }
+
     @Test func lineNamesTheLevelTheTagAndTheEvent() {
         let lines = Lines()
         logger(.info, into: lines).log(
@@ -80,7 +110,7 @@ struct TokenEventLoggerTests {
                     v42, error: FleetAuthError(reason: .timedOut, message: "no answer in 15 s", scope: v42),
                     duration: 15, retryIn: 1)))
         #expect(lines.all.map(\.0) == [.warning])
-        #expect(lines.texts.first?.hasPrefix("warning fleetauth: fetchFailed vehicle v-42 timedOut") == true)
+        #expect(lines.texts.first?.hasPrefix("warning fleetauth: fetchRetried vehicle v-42 timedOut") == true)
     }
 
     /// A provider with the logger as its observer: info writes one line per fetch however
