@@ -10,15 +10,20 @@ public import Foundation
 /// Observers are called synchronously on the thread that caused the event, outside any
 /// lock: keep them short and non-blocking.
 public struct TokenEvent: Sendable, CustomStringConvertible {
-    /// What happened, in full: what the engine's tests and the endpoint checker read.
+    /// What happened, in full: what the engine's tests and the endpoint checker read. An
+    /// event an app made has ``fields`` instead, and this placeholder.
     package let detail: Detail
 
+    /// What an event made with the public initializer says; `nil` for the engine's events.
+    let fields: Fields?
+
     /// How much the event matters, for filtering what gets logged.
-    public var level: TokenEventLevel { detail.level }
+    public var level: TokenEventLevel { fields?.level ?? detail.level }
 
     /// The vehicle or trip the event is about; `nil` for `invalidateAll()`.
     public var scope: AuthorizationScope? {
-        switch detail {
+        if let fields { return fields.scope }
+        return switch detail {
         case .fetchStarted(let scope, _), .fetchSucceeded(let scope, _, _, _), .fetchFailed(let scope, _, _, _),
             .servedFresh(let scope, _), .failureReplayed(let scope, _), .servedStale(let scope, _),
             .servedDegraded(let scope, _, _, _), .clockDisagreement(let scope, _, _), .refreshScheduled(let scope),
@@ -31,7 +36,8 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
     /// The failure behind the event: a failed or replayed fetch, or the reason a token was
     /// served degraded; `nil` for the others.
     public var error: FleetAuthError? {
-        switch detail {
+        if let fields { return fields.error }
+        return switch detail {
         case .fetchFailed(_, let error, _, _), .failureReplayed(_, let error), .servedDegraded(_, _, _, let error),
             .notSent(_, let error, _):
             error
@@ -42,7 +48,8 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
     /// How long the fetch (`fetchSucceeded`, from its first attempt) or the attempt
     /// (`fetchRetried`, `fetchFailed`, `rejected`) took, in seconds; `nil` for other kinds.
     public var duration: TimeInterval? {
-        switch detail {
+        if let fields { return fields.duration }
+        return switch detail {
         case .fetchSucceeded(_, _, let duration, _), .fetchFailed(_, _, let duration, _): duration
         default: nil
         }
@@ -51,7 +58,8 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
     /// The fingerprint of the token the event is about (served, fetched, invalidated, or
     /// whose clock disagreed); `nil` where there is no token. Never the token itself.
     public var tokenFingerprint: String? {
-        switch detail {
+        if let fields { return fields.tokenFingerprint }
+        return switch detail {
         case .fetchSucceeded(_, let fingerprint, _, _), .servedFresh(_, let fingerprint),
             .servedStale(_, let fingerprint), .servedDegraded(_, let fingerprint, _, _),
             .clockDisagreement(_, let fingerprint, _), .invalidated(_, let fingerprint, _):
@@ -63,7 +71,8 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
     /// Seconds until the next attempt, when one is scheduled (`fetchRetried`, or a
     /// `requestNotSent` that another attempt follows); `nil` otherwise.
     public var retryDelay: TimeInterval? {
-        switch detail {
+        if let fields { return fields.retryDelay }
+        return switch detail {
         case .fetchFailed(_, _, _, let retryIn), .notSent(_, _, let retryIn): retryIn
         default: nil
         }
@@ -71,9 +80,18 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
 
     /// One line, without token values, starting with what happened:
     /// `fetchSucceeded vehicle v-42 tok_1a2b3c4d in 0.200 s, expires in 3599 s`.
-    public var description: String { detail.description }
+    public var description: String { fields?.description ?? detail.description }
 
-    package init(_ detail: Detail) { self.detail = detail }
+    package init(_ detail: Detail) {
+        self.detail = detail
+        self.fields = nil
+    }
+
+    /// An event an app made: its ``Fields``, and a placeholder detail that nothing reads.
+    init(fields: Fields) {
+        self.detail = .invalidatedAll
+        self.fields = fields
+    }
 
     /// Every event the engine emits: the cases of ``Kind``, documented there, with what each
     /// carries. A failed attempt is one case, `fetchFailed`, whose kind is `fetchRetried` when

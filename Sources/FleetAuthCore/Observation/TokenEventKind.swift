@@ -60,11 +60,12 @@ extension TokenEvent {
     }
 
     /// What kind of thing happened.
-    public var kind: Kind { detail.kind }
+    public var kind: Kind { fields?.kind ?? detail.kind }
 
     /// The attempt a `fetchStarted` event starts, counting from 1 (attempts of a scope
     /// whose backend keeps failing count on from the fetch before); `nil` for other kinds.
     public var attempt: Int? {
+        if let fields { return fields.attempt }
         if case .fetchStarted(_, let attempt) = detail { return attempt }
         return nil
     }
@@ -72,6 +73,7 @@ extension TokenEvent {
     /// The life a `fetchSucceeded` event's token had left when it arrived, in seconds;
     /// `nil` for other kinds. The token itself is never in an event.
     public var expiresIn: Double? {
+        if let fields { return fields.expiresIn }
         if case .fetchSucceeded(_, _, _, let expiresIn) = detail { return expiresIn }
         return nil
     }

@@ -14,15 +14,6 @@ public enum TokenEventLevel: Sendable, Comparable, CaseIterable {
 }
 
 extension TokenEvent.Detail {
-    /// The level a logger files this event at (see ``TokenEventLevel``).
-    package var level: TokenEventLevel {
-        switch self {
-        case .servedFresh, .servedStale, .failureReplayed, .fetchStarted, .refreshScheduled: return .debug
-        case .fetchSucceeded, .invalidated, .invalidatedAll: return .info
-        case .evicted(_, let usable, _): return usable ? .warning : .info
-        case .fetchFailed(_, _, _, let retryIn): return retryIn == nil ? .error : .warning
-        case .notSent: return .warning
-        case .servedDegraded, .clockDisagreement: return .warning
-        }
-    }
+    /// The level a logger files this event at: its kind's (see ``TokenEventLevel``).
+    package var level: TokenEventLevel { kind.level }
 }
