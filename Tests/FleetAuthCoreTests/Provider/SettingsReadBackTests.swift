@@ -8,6 +8,31 @@ import Testing
 /// provider, not the setting, says whether the values can work.
 @Suite("Settings read back under their labels", .timeLimit(.minutes(10)))
 struct SettingsReadBackTests {
+    /// A provider says what it runs with, under its initializer's labels: an app logs its
+    /// settings at startup without keeping a copy of its own.
+    @Test func aProviderReadsBackWhatItWasMadeWith() throws {
+        let endpoint = TokenEndpoint(
+            url: "https://api.example.com/token/{vehicleId}", format: .jwtWithExpirationTimestamp, timeout: 9)
+        let refresh = RefreshPolicy(minimumRemainingLifetime: 240, outageTolerance: 120, spreadsRefreshes: false)
+        let retry = RetryPolicy(maximumAttempts: 2, deadline: 20)
+        let rules = TokenRules(expectedAudience: "https://fleet.example.com/", fleet: .delivery)
+        let provider = try TokenProvider<VehicleOnlyContext>(
+            endpoint: endpoint, transport: InMemoryTransport(), refresh: refresh, retry: retry, rules: rules,
+            cacheCapacity: 512)
+        #expect(provider.endpoint.url == endpoint.url && provider.endpoint.timeout == 9)
+        #expect(provider.endpoint.format == .jwtWithExpirationTimestamp)
+        #expect(provider.refresh == refresh && provider.retry == retry && provider.rules == rules)
+        #expect(provider.cacheCapacity == 512)
+        let defaults = try TokenProvider<VehicleOnlyContext>(endpoint: endpoint, transport: InMemoryTransport())
+        #expect(defaults.refresh == RefreshPolicy() && defaults.retry == RetryPolicy())
+        #expect(defaults.rules == TokenRules() && defaults.cacheCapacity == 131_072)
+    }
+
+    /// A context of a test's own, for a provider of `TokenProvider` itself.
+    struct VehicleOnlyContext: AuthorizationContext {
+        var scope: AuthorizationScope { AuthorizationScope(kind: .vehicle, id: "v-42") }
+    }
+
     @Test func everyRefreshPolicyLabelReadsBack() {
         var policy = RefreshPolicy(
             minimumRemainingLifetime: 301, refreshWindow: 602, maximumLifetime: 3603, minimumLifetime: 34,
