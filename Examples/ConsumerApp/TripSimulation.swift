@@ -100,7 +100,7 @@ enum TripSimulation {
         // Which tokens each trip's calls carried, told apart by fingerprint.
         let callsByTrip = Dictionary(grouping: fleet.calls, by: { $0.scope?.id ?? "" })
         report.tokensPerTrip = callsByTrip.mapValues { Set($0.compactMap(\.tokenFingerprint)).count }
-        report.callsRejectedByFleet = fleet.calls.filter { !$0.accepted }.count
+        report.callsRejectedByFleet = fleet.rejectedCount
         report.realSeconds = Date().timeIntervalSince(started)
         return report
     }

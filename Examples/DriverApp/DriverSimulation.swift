@@ -91,7 +91,7 @@ enum DriverSimulation {
             }
         }
         report.simulatedSeconds = clock.now().timeIntervalSince(start)
-        report.callsRejectedByFleet = fleet.calls.filter { !$0.accepted }.count
+        report.callsRejectedByFleet = fleet.rejectedCount
         report.tokenFetches = backend.mintedCount
         // A token may be used until 5 minutes (a quarter of a shorter life) before it expires.
         let usableLife =

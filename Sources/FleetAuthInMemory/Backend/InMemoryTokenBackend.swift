@@ -91,6 +91,9 @@ public final class InMemoryTokenBackend: Sendable {
     /// counts them all): what a test compares with the token on the wire, and the secrets a
     /// leak test must never find in output. The bound keeps a long simulation's memory
     /// from growing with simulated time.
+    ///
+    /// - Important: Count with ``mintedCount``: past 10,000 tokens, `issuedTokens.count`
+    ///   stays at 10,000.
     public var issuedTokens: [String] { state.withLock { $0.issued.elements } }
 
     /// Answers a token request: 400 if it names no vehicle, trip, tracking ID or task, else

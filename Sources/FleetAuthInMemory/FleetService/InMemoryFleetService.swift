@@ -107,6 +107,9 @@ public final class InMemoryFleetService: Sendable {
 
     /// The calls so far, in order, up to the latest 10,000: every call of a test, the last
     /// steps of a simulator.
+    ///
+    /// - Important: Count with ``acceptedCount`` and ``rejectedCount``: past 10,000 calls,
+    ///   `calls.count` stays at 10,000.
     public var calls: [Call] { state.withLock { $0.calls.elements } }
     /// How many calls the service accepted, including those ``calls`` no longer keeps: a
     /// simulator's tally.

@@ -158,6 +158,9 @@ public final class InMemoryTransport: HTTPTransport {
     /// The requests received, in order, up to the latest 10,000 (``requestCount`` counts
     /// them all): every request of a test, the last steps of a simulator, whose memory
     /// would otherwise grow with simulated time.
+    ///
+    /// - Important: Count with ``requestCount``: past 10,000 requests, `requests.count` stays
+    ///   at 10,000.
     public var requests: [TransportRequest] {
         state.withLock { $0.requests.elements }
     }
