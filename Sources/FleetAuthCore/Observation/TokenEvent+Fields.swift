@@ -21,10 +21,11 @@ extension TokenEvent {
     /// - Parameters:
     ///   - kind: What happened.
     ///   - scope: The vehicle or trip; `nil` only for `signedOut`.
-    ///   - level: How much it matters; by default the level the SDK gives the kind (`debug` for
-    ///     lookups, `info` for fetches, invalidations and routine evictions, `warning` for
-    ///     `fetchRetried`, `servedDegraded`, `clockDisagreement`, `evictedUsable` and
-    ///     `requestNotSent`, `error` for `fetchFailed` and `rejected`).
+    ///   - level: How much it matters; by default the level the SDK gives the kind: `debug` for
+    ///     `servedFresh`, `servedStale`, `failureReplayed`, `fetchStarted` and
+    ///     `refreshScheduled`; `info` for `fetchSucceeded`, `invalidated`, `signedOut` and
+    ///     `evicted`; `warning` for `fetchRetried`, `servedDegraded`, `clockDisagreement`,
+    ///     `evictedUsable` and `requestNotSent`; `error` for `fetchFailed` and `rejected`.
     ///   - tokenFingerprint: The token's ``AuthToken/fingerprint``, where there is a token.
     ///   - attempt: The attempt a `fetchStarted` starts, from 1.
     ///   - duration: Seconds the fetch or attempt took.

@@ -32,8 +32,8 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     ///     tokens may be used.
     ///   - cacheCapacity: The most contexts kept in the cache (default 131,072: a simulator of
     ///     100,000 vehicles fits; memory is spent per context in use, about 1 KiB with its
-    ///     token). Past it, the context stored longest ago is dropped, and the first time its
-    ///     token was still usable an `evicted` event at warning level says to raise it.
+    ///     token). Past it, the context stored longest ago is dropped, and each time its token
+    ///     was still usable an `evictedUsable` event at warning level says to raise it.
     ///   - observer: Receives each ``TokenEvent``, for logs and metrics; `nil` for none.
     /// - Throws: ``FleetAuthError`` with code `invalidConfiguration`, naming the setting to fix.
     public convenience init(
@@ -121,8 +121,9 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     }
 
     /// The states of the context's token as they change, starting with how it stands now:
-    /// for a screen that shows whether tracking can go on (fresh, refreshing, degraded while
-    /// the backend fails, failed, signed out). Never the token's value.
+    /// for a screen that shows whether tracking can go on (`noToken`, `fresh`, `refreshing`,
+    /// `degraded` while the backend fails, `refreshRefused` while the held token still serves,
+    /// `failed`, `signedOut`: ``TokenState/Phase``). Never the token's value.
     ///
     /// A state is delivered once per change, in order; a slow reader gets the newest 64.
     /// The stream ends when the provider is released, or when the reader stops.
