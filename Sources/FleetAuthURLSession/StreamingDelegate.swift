@@ -1,10 +1,9 @@
 import FleetAuthCore
 
+import Foundation
+
 #if canImport(FoundationNetworking)
-    import Foundation
     import FoundationNetworking
-#else
-    import Foundation
 #endif
 
 /// The delegate of the session a ``URLSessionTransport`` makes for itself: it refuses every

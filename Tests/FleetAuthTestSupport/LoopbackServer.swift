@@ -19,24 +19,15 @@ package final class LoopbackServer: Sendable {
 
     /// `http://127.0.0.1:PORT`.
     package let baseURL: URL
-    private let process: Process
+    /// The fixture's standard input, open for the life of this process.
     private let input: Pipe
 
     private init() throws(StartFailure) {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Fixtures/loopback_server.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
         let input = Pipe()
         let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        do {
-            try process.run()
-        } catch {
-            throw StartFailure(description: "could not start python3 \(script.path): \(error)")
-        }
+        try Self.start(script, input: input, output: output)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
@@ -47,9 +38,28 @@ package final class LoopbackServer: Sendable {
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             throw StartFailure(description: "unexpected fixture output: \(text)")
         }
-        self.process = process
         self.input = input
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// Runs `python3 script` with the pipes as its standard input and output. iOS, tvOS,
+    /// watchOS and visionOS start no other process: there the tests that need the fixture
+    /// fail with this reason, and the rest build and run.
+    private static func start(_ script: URL, input: Pipe, output: Pipe) throws(StartFailure) {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+            throw StartFailure(description: "the loopback fixture runs python3, and this system starts no process")
+        #else
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script.path]
+            process.standardInput = input
+            process.standardOutput = output
+            do {
+                try process.run()
+            } catch {
+                throw StartFailure(description: "could not start python3 \(script.path): \(error)")
+            }
+        #endif
     }
 
     /// `http://127.0.0.1:PORT` + `path`.

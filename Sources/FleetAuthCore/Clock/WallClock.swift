@@ -88,14 +88,14 @@ public struct SystemWallClock: WallClock {
     /// The current time of the system's real-time clock.
     public func now() -> Date { Date() }
 
-    /// Seconds since boot, sleep included: `CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC`
-    /// (which counts through sleep there) on Apple systems.
+    /// Seconds since boot, sleep included: `CLOCK_MONOTONIC` on Apple systems (which counts
+    /// through sleep there), `CLOCK_BOOTTIME` elsewhere (Linux, Android).
     public func uptime() -> TimeInterval {
         var spec = timespec()
-        #if os(Linux)
-            clock_gettime(CLOCK_BOOTTIME, &spec)
-        #else
+        #if canImport(Darwin)
             clock_gettime(CLOCK_MONOTONIC, &spec)
+        #else
+            clock_gettime(CLOCK_BOOTTIME, &spec)
         #endif
         return TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9
     }
