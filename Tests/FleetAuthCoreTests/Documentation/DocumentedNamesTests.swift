@@ -81,29 +81,18 @@ struct DocumentedNamesTests {
         #expect(Self.kinds.isSuperset(of: ["servedFresh", "fetchRetried", "rejected", "evictedUsable", "signedOut"]))
     }
 
-    /// A paragraph naming five phases or more lists the states a screen can show: all of them.
-    @Test func aParagraphThatListsPhasesListsEveryPhase() throws {
+    /// A paragraph naming five phases or more lists the states a screen can show, and one
+    /// naming eight kinds or more what a dashboard counts: all of them.
+    @Test(arguments: [("phases", 5), ("kinds", 8)])
+    func aParagraphThatListsMostNamesListsThemAll(names label: String, from threshold: Int) throws {
+        let all = label == "phases" ? Self.phases : Self.kinds
         for document in try Self.documents() {
             for paragraph in document.paragraphs {
-                let named = Self.named(Self.phases, in: paragraph)
-                guard named.count >= 5 else { continue }
+                let named = Self.named(all, in: paragraph)
+                guard named.count >= threshold else { continue }
                 #expect(
-                    named == Self.phases,
-                    "\(document.path) lists phases without \(Self.phases.subtracting(named).sorted()): \(paragraph.prefix(160))…"
-                )
-            }
-        }
-    }
-
-    /// A paragraph naming eight kinds or more lists what a dashboard counts: all of them.
-    @Test func aParagraphThatListsKindsListsEveryKind() throws {
-        for document in try Self.documents() {
-            for paragraph in document.paragraphs {
-                let named = Self.named(Self.kinds, in: paragraph)
-                guard named.count >= 8 else { continue }
-                #expect(
-                    named == Self.kinds,
-                    "\(document.path) lists kinds without \(Self.kinds.subtracting(named).sorted()): \(paragraph.prefix(160))…"
+                    named == all,
+                    "\(document.path) lists \(label) without \(all.subtracting(named).sorted()): \(paragraph.prefix(160))…"
                 )
             }
         }
