@@ -109,7 +109,7 @@ public final class TripMonitor: Sendable {
                 result = .failure(error)
             }
             if Task.isCancelled { return }
-            continuation.yield(TripUpdate(followedID: scope.id, scope: scope, result: result))
+            continuation.yield(TripUpdate(scope: scope, result: result))
             if let rounds, round >= rounds { return }
             do { try await clock.sleep(for: max(interval, 0.001)) } catch { return }
         }

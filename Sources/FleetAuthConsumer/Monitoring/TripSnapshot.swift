@@ -61,4 +61,10 @@ public struct TripUpdate: Sendable {
     public let scope: AuthorizationScope
     /// The snapshot, or why there is none this time.
     public let result: Result<TripSnapshot, FleetServiceError>
+
+    /// An update as given, for an app's test of a rider's screen; ``followedID`` is the
+    /// scope's ID.
+    public init(scope: AuthorizationScope, result: Result<TripSnapshot, FleetServiceError>) {
+        (followedID, self.scope, self.result) = (scope.id, scope, result)
+    }
 }

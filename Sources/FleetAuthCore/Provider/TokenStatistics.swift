@@ -20,6 +20,15 @@ public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Fetches in flight now, background refreshes included.
     public package(set) var activeFetches: Int
 
+    /// Counts as given, for an app's test of a dashboard that reads ``TokenProvider/statistics``.
+    public init(
+        fetches: Int = 0, hits: Int = 0, waits: Int = 0, degradedServes: Int = 0, cachedScopes: Int = 0,
+        evictedUsable: Int = 0, activeFetches: Int = 0
+    ) {
+        (self.fetches, self.hits, self.waits, self.degradedServes) = (fetches, hits, waits, degradedServes)
+        (self.cachedScopes, self.evictedUsable, self.activeFetches) = (cachedScopes, evictedUsable, activeFetches)
+    }
+
     /// `fetches 3, hits 120, waits 2, degraded 0, cached 2, in flight 0`: the counts, the
     /// contexts with a cached token now and the fetches in flight now; then, if a full
     /// cache ever dropped a usable token, `, evicted while usable 5 (raise cacheCapacity)`.

@@ -34,6 +34,11 @@ public final class VehicleReporter: Sendable {
         public let tokenFingerprint: String
         /// How many requests the update took: 1, or 2 after a rejected token.
         public let attempts: Int
+
+        /// A receipt as given, for an app's test of what it shows after an update.
+        public init(status: Int, tokenFingerprint: String, attempts: Int = 1) {
+            (self.status, self.tokenFingerprint, self.attempts) = (status, tokenFingerprint, attempts)
+        }
     }
 
     /// The fleet service and provider.

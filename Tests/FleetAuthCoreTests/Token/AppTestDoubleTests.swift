@@ -77,3 +77,20 @@ struct AppTestDoubleTests {
         #expect(state != TokenState(scope: scope, phase: .fresh, token: token))
     }
 }
+
+/// A dashboard that reads a provider's statistics is tested with counts made by hand.
+@Suite("Statistics an app's test builds", .timeLimit(.minutes(10)))
+struct StatisticsTestDoubleTests {
+    @Test func statisticsReadBackTheCountsTheyWereMadeWith() {
+        let statistics = TokenStatistics(
+            fetches: 3, hits: 120, waits: 2, degradedServes: 1, cachedScopes: 2, evictedUsable: 5, activeFetches: 1)
+        #expect(statistics.fetches == 3 && statistics.hits == 120 && statistics.waits == 2)
+        #expect(statistics.degradedServes == 1 && statistics.cachedScopes == 2)
+        #expect(statistics.evictedUsable == 5 && statistics.activeFetches == 1)
+        #expect(
+            statistics.description
+                == "fetches 3, hits 120, waits 2, degraded 1, cached 2, in flight 1, evicted while usable 5 (raise cacheCapacity)"
+        )
+        #expect(TokenStatistics() == TokenStatistics(fetches: 0))
+    }
+}
