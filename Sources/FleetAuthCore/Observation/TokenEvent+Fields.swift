@@ -11,8 +11,9 @@ extension TokenEvent {
     /// let vehicle = DriverAuthorizationContext(vehicleID: "v-42").scope
     /// let evicted = TokenEvent(kind: .evictedUsable, scope: vehicle)  // level: warning, as the SDK's
     /// let retried = TokenEvent(
-    ///     kind: .fetchRetried, scope: vehicle, duration: 0.031, retryDelay: 0.512,
-    ///     error: FleetAuthError(code: .unexpectedStatus, message: "HTTP 503", scope: vehicle, status: 503))
+    ///     kind: .fetchRetried, scope: vehicle,
+    ///     error: FleetAuthError(code: .unexpectedStatus, message: "HTTP 503", scope: vehicle, status: 503),
+    ///     duration: 0.031, retryDelay: 0.512)
     /// print(retried)  // fetchRetried vehicle v-42 unexpectedStatus HTTP 503 in 0.031 s, retry in 0.512 s
     /// ```
     ///
@@ -26,16 +27,16 @@ extension TokenEvent {
     ///     `refreshScheduled`; `info` for `fetchSucceeded`, `invalidated`, `signedOut` and
     ///     `evicted`; `warning` for `fetchRetried`, `servedDegraded`, `clockDisagreement`,
     ///     `evictedUsable` and `requestNotSent`; `error` for `fetchFailed` and `rejected`.
-    ///   - tokenFingerprint: The token's ``AuthToken/fingerprint``, where there is a token.
-    ///   - attempt: The attempt a `fetchStarted` starts, from 1.
-    ///   - duration: Seconds the fetch or attempt took.
-    ///   - expiresIn: Seconds of life a `fetchSucceeded` token had when it arrived.
-    ///   - retryDelay: Seconds until the next attempt, where one is scheduled.
     ///   - error: The failure behind the event.
+    ///   - duration: Seconds the fetch or attempt took.
+    ///   - tokenFingerprint: The token's ``AuthToken/fingerprint``, where there is a token.
+    ///   - retryDelay: Seconds until the next attempt, where one is scheduled.
+    ///   - attempt: The attempt a `fetchStarted` starts, from 1.
+    ///   - expiresIn: Seconds of life a `fetchSucceeded` token had when it arrived.
     public init(
-        kind: Kind, scope: AuthorizationScope? = nil, level: TokenEventLevel? = nil, tokenFingerprint: String? = nil,
-        attempt: Int? = nil, duration: TimeInterval? = nil, expiresIn: TimeInterval? = nil,
-        retryDelay: TimeInterval? = nil, error: FleetAuthError? = nil
+        kind: Kind, scope: AuthorizationScope? = nil, level: TokenEventLevel? = nil, error: FleetAuthError? = nil,
+        duration: TimeInterval? = nil, tokenFingerprint: String? = nil, retryDelay: TimeInterval? = nil,
+        attempt: Int? = nil, expiresIn: TimeInterval? = nil
     ) {
         self.init(
             fields: Fields(

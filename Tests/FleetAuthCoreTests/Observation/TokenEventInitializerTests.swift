@@ -11,8 +11,8 @@ struct TokenEventInitializerTests {
     @Test func anEventReadsBackEveryFieldItWasMadeWith() {
         let error = FleetAuthError(code: .unexpectedStatus, message: "HTTP 503", scope: v42, status: 503)
         let event = TokenEvent(
-            kind: .fetchRetried, scope: v42, level: .error, tokenFingerprint: "tok_1a2b3c4d", attempt: 2,
-            duration: 0.031, expiresIn: 3600, retryDelay: 0.512, error: error)
+            kind: .fetchRetried, scope: v42, level: .error, error: error, duration: 0.031,
+            tokenFingerprint: "tok_1a2b3c4d", retryDelay: 0.512, attempt: 2, expiresIn: 3600)
         #expect(event.kind == .fetchRetried && event.scope == v42 && event.level == .error)
         #expect(event.tokenFingerprint == "tok_1a2b3c4d" && event.attempt == 2)
         #expect(event.duration == 0.031 && event.expiresIn == 3600 && event.retryDelay == 0.512)
