@@ -21,7 +21,8 @@ extension RequestGuard {
         #if canImport(FoundationNetworking)
             // FoundationNetworking's delegate methods all have default implementations.
             if let taskDelegate = appDelegate as? any URLSessionTaskDelegate {
-                taskDelegate.urlSession(appSession, task: task, didReceive: challenge, completionHandler: completionHandler)
+                taskDelegate.urlSession(
+                    appSession, task: task, didReceive: challenge, completionHandler: completionHandler)
             } else {
                 appDelegate.urlSession(appSession, didReceive: challenge, completionHandler: completionHandler)
             }

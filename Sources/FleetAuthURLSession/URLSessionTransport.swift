@@ -154,7 +154,9 @@ public final class URLSessionTransport: HTTPTransport {
             box.cancel()
         }
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        if let finalURL = http.url, let finalOrigin = HTTPOrigin(url: finalURL), finalOrigin != HTTPOrigin(url: request.url) {
+        if let finalURL = http.url, let finalOrigin = HTTPOrigin(url: finalURL),
+            finalOrigin != HTTPOrigin(url: request.url)
+        {
             throw FleetAuthError(
                 reason: .redirectRefused,
                 message:

@@ -59,7 +59,8 @@ extension TokenResponseParser {
             let code = ["error", "code"].lazy.compactMap { object[$0] as? String }
                 .first(where: oauthErrorCodes.contains)
             let keys = "\(object.count) key\(object.count == 1 ? "" : "s")"
-            return "a JSON object of \(size) with \(keys)\(code.map { ", error `\($0)`" } ?? "") (not quoted: a backend may echo what it was sent)"
+            return
+                "a JSON object of \(size) with \(keys)\(code.map { ", error `\($0)`" } ?? "") (not quoted: a backend may echo what it was sent)"
         }
         let kind = String(data: body, encoding: .utf8) == nil ? "binary data" : "text"
         return "\(size) of \(kind) (not quoted: a backend may echo what it was sent)"

@@ -95,7 +95,8 @@ package struct TokenResponseParser: Sendable {
             throw FleetAuthError(
                 reason: .malformedToken,
                 message:
-                    "The JWT is unsigned (its header's `alg` is \(claims.algorithm.map { "`\($0)`" } ?? "missing")); the fleet service accepts only signed tokens, so FleetAuth refuses it. Have the backend sign its tokens (RS256).")
+                    "The JWT is unsigned (its header's `alg` is \(claims.algorithm.map { "`\($0)`" } ?? "missing")); the fleet service accepts only signed tokens, so FleetAuth refuses it. Have the backend sign its tokens (RS256)."
+            )
         }
         guard let exp = claims.expiresAt else {
             throw FleetAuthError(

@@ -54,7 +54,8 @@ extension String {
         }
         var text = self
         // Longest first, so that a credential inside a longer value is hidden whole.
-        for secret in secrets.filter({ $0.count >= 4 }).sorted(by: { $0.count > $1.count }) where text.contains(secret) {
+        for secret in secrets.filter({ $0.count >= 4 }).sorted(by: { $0.count > $1.count }) where text.contains(secret)
+        {
             text = text.replacingOccurrences(of: secret, with: "<hidden>")
         }
         return text

@@ -54,7 +54,8 @@ extension EndpointChecker {
                     : Finding(
                         "redirect", .failure,
                         "HTTP \(response.status) to another origin (\(targetOrigin?.description ?? "unknown"))",
-                        fix: "never redirect token requests to another origin: the app's credential would travel there"))
+                        fix: "never redirect token requests to another origin: the app's credential would travel there")
+            )
             return false
         }
         guard (200...299).contains(response.status) else {

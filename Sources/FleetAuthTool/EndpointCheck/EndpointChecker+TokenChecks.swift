@@ -121,7 +121,8 @@ extension EndpointChecker {
             findings.append(
                 Finding(
                     "header.alg", .failure, "unsigned (alg \(alg))",
-                    fix: "sign tokens with RS256: the fleet service accepts no unsigned token, and the SDK refuses them"))
+                    fix: "sign tokens with RS256: the fleet service accepts no unsigned token, and the SDK refuses them"
+                ))
         default:
             findings.append(Finding("header.alg", .warning, alg, fix: "the fleet service expects RS256 signatures"))
         }

@@ -103,7 +103,8 @@ struct FirstMistakeMessageTests {
     @Test func anErrorBodyIsDescribedNeverQuoted() throws {
         let echo = Data(#"{"error": "invalid_token", "headers": "Authorization=Bearer app-credential-123"}"#.utf8)
         let summary = try #require(TokenResponseParser.bodySummary(of: echo))
-        #expect(summary.hasPrefix("a JSON object of \(echo.count) bytes with 2 keys, error `invalid_token`"), "\(summary)")
+        #expect(
+            summary.hasPrefix("a JSON object of \(echo.count) bytes with 2 keys, error `invalid_token`"), "\(summary)")
         #expect(!summary.contains("app-credential") && !summary.contains("Bearer"))
         let madeUp = Data(#"{"error": "Bearer app-credential-123"}"#.utf8)
         #expect(!(TokenResponseParser.bodySummary(of: madeUp) ?? "").contains("app-credential"))
@@ -190,5 +191,38 @@ struct HangingBackendMessageTests {
                 "The token backend did not answer within 3.0 s, the endpoint's timeout for one attempt"),
             "\(error.message)")
         #expect(error.message.contains("This caller waited 3 s over 1 attempt;"), "\(error.message)")
+    }
+}
+
+/// One verdict on unsigned tokens: the fleet service accepts none, so the SDK refuses every
+/// one the checker fails, whatever follows the second dot.
+@Suite("Unsigned tokens", .timeLimit(.minutes(10)))
+struct UnsignedTokenTests {
+    static func token(header: [String: Any]) -> String {
+        let payload: [String: Any] = [
+            "iss": "minter", "aud": TokenRules.fleetServiceAudience, "iat": 1_800_000_000, "exp": 1_800_003_600,
+            "authorization": ["vehicleid": "v-42"],
+        ]
+        return InMemoryTokenBackend.jwt(header: header, payload: payload)
+    }
+
+    @Test(arguments: [["alg": "none"], ["alg": "NONE"], ["alg": "None", "typ": "JWT"], ["alg": ""], ["typ": "JWT"]])
+    func anUnsignedTokenIsRefusedWhateverItsSignature(header: [String: String]) throws {
+        let value = Self.token(header: header)
+        #expect(!value.hasSuffix("."), "the token carries a signature part")
+        let error = try #require(throws: FleetAuthError.self) {
+            _ = try TokenResponseParser(format: .tokenOnly).token(
+                from: Answers.json(["token": value]), for: .vehicle("v-42"), receivedAt: Answers.serverNow)
+        }
+        #expect(error.reason == .malformedToken)
+        #expect(error.message.contains("unsigned"), "\(error.message)")
+        #expect(try JWTDecoder.decode(value).isUnsigned)
+    }
+
+    @Test func aSignedTokenOfAnotherAlgorithmIsServed() throws {
+        let value = Self.token(header: ["alg": "HS256", "typ": "JWT"])
+        let token = try TokenResponseParser(format: .tokenOnly).token(
+            from: Answers.json(["token": value]), for: .vehicle("v-42"), receivedAt: Answers.serverNow)
+        #expect(token.scope == .vehicle("v-42"))
     }
 }

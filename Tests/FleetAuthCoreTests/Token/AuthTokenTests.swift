@@ -72,7 +72,8 @@ struct AuthTokenTests {
         let error = FleetAuthError(
             reason: .unexpectedStatus, message: "The backend answered HTTP 500.", scope: .vehicle("v-1"),
             url: URL(
-                string: "https://user:pw@api.example.com/token?vehicleId=v-1&key=secret-api-key&X-Auth=s3&sid=s3ssion#frag"),
+                string:
+                    "https://user:pw@api.example.com/token?vehicleId=v-1&key=secret-api-key&X-Auth=s3&sid=s3ssion#frag"),
             status: 500, underlyingError: URLError(.badServerResponse))
         #expect(
             error.description
@@ -162,7 +163,7 @@ struct AuthTokenTests {
 struct IDRulesTests {
     @Test(arguments: [
         ("v/1", "`/`"), ("v:1", "`:`"), ("v?1", "`?`"), ("v,1", "`,`"), ("v#1", "`#`"),
-        (String(repeating: "v", count: 65), "at most 64"), ("", "is empty"),
+        (String(repeating: "v", count: 65), "at most 64"), ("", "is empty"), (".", "path step"), ("..", "path step"),
     ])
     func anIDThatBreaksARuleIsAnInvalidContextNamingIt(id: String, rule: String) {
         do {
@@ -173,6 +174,25 @@ struct IDRulesTests {
             #expect(error.message.contains(rule), "\(error.message)")
         }
         #expect(throws: FleetAuthError.self) { try AuthorizationScope.vehicle("v-1", taskID: id).validated() }
+    }
+
+    /// Dots are fine inside an ID; only an ID that is a whole dot segment is refused.
+    @Test func onlyWholeDotSegmentsAreRefused() throws {
+        for id in ["...", ".v", "v.", "v..1", "%2e%2e"] { _ = try AuthorizationScope.vehicle(id).validated() }
+    }
+
+    /// An ID with CR LF cannot forge a log line: the scope's description, the error's
+    /// description and its localized description show the characters escaped.
+    @Test func controlCharactersOfAnIDAreEscapedInEveryDescription() {
+        let scope = AuthorizationScope.vehicle("a\r\nX-Injected: 1")
+        let error = #expect(throws: FleetAuthError.self) { try scope.validated() }
+        let texts = [scope.description, error?.description ?? "", error?.localizedDescription ?? ""]
+        for text in texts {
+            #expect(!text.contains("\r") && !text.contains("\n"), "\(text)")
+            #expect(text.contains(#"a\r\nX-Injected: 1"#), "\(text)")
+        }
+        #expect("tab\there\u{202E}".escapingControlCharacters == #"tab\there\u{202E}"#)
+        #expect("plain".escapingControlCharacters == "plain")
     }
 
     @Test func sixtyFourCharactersAreAccepted() throws {
