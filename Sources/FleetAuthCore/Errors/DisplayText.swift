@@ -37,7 +37,8 @@ extension String {
     /// `<hidden>`, with the credential after an authentication scheme (`Bearer …`, `Basic …`)
     /// and a Basic credential's decoded `user:password` and its parts hidden on their own:
     /// for text a backend chose (a claim, a redirect's target), which may echo what it was
-    /// sent. Parts shorter than 4 characters are left, so that ordinary words survive.
+    /// sent. A value or credential shorter than 4 characters, and a decoded user name or
+    /// password shorter than 8, is left, so that ordinary words of a message survive.
     package func hiding(_ sentValues: some Sequence<String>) -> String {
         var secrets = Set<String>()
         for value in sentValues {
@@ -49,7 +50,7 @@ extension String {
                 let pair = String(data: decoded, encoding: .utf8)
             {
                 secrets.insert(pair)
-                secrets.formUnion(pair.split(separator: ":", maxSplits: 1).map(String.init))
+                secrets.formUnion(pair.split(separator: ":", maxSplits: 1).map(String.init).filter { $0.count >= 8 })
             }
         }
         var text = self

@@ -195,6 +195,17 @@ struct IDRulesTests {
         #expect("plain".escapingControlCharacters == "plain")
     }
 
+    /// Text a backend chose (a claim, a redirect's target) loses every header value sent:
+    /// whole, the credential after its scheme, a Basic credential's decoded pair and its
+    /// long parts; ordinary words stay.
+    @Test func textFromABackendLosesEverySentValue() {
+        let sent = ["Bearer op-cred-123", "Basic dXNlcjpwYXNzd29yZDE=", "key-9"]
+        let echoed = "iss op-cred-123, kid dXNlcjpwYXNzd29yZDE=, sub user:password1, aud password1, key key-9 of user"
+        #expect(echoed.hiding(sent) == "iss <hidden>, kid <hidden>, sub <hidden>, aud <hidden>, key <hidden> of user")
+        let error = FleetAuthError(reason: .scopeMismatch, message: "The token names vehicle op-cred-123.")
+        #expect(error.hiding(sent).message == "The token names vehicle <hidden>.")
+    }
+
     @Test func sixtyFourCharactersAreAccepted() throws {
         _ = try AuthorizationScope.vehicle(String(repeating: "é", count: 64)).validated()
     }

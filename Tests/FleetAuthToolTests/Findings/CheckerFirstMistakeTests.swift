@@ -137,4 +137,22 @@ struct CheckerFirstMistakeTests {
         #expect(run.line("shape")?.hasPrefix("  failure") == true, "\(run.output)")
         #expect(run.output.contains("pass --format jwt-expiration-timestamp"))
     }
+
+    /// The usage promises that no header value is printed: a backend that echoes every
+    /// header in its 401 body, or redirects to another origin, cannot make the checker print
+    /// one, nor the Basic credential's decoded pair. A forged line cannot be printed either.
+    @Test func aBackendEchoingTheHeadersCannotMakeTheCheckerPrintThem() async throws {
+        let headers = ["--header", "Authorization: Basic dXNlcjpwYXNzd29yZDE=", "--header", "X-Api-Key: key-7f3e21"]
+        let echoed = await check("/conformance/echo-401", headers)
+        #expect(echoed.status == 1)
+        #expect(echoed.line("status")?.contains("error `invalid_token`") == true, "\(echoed.output)")
+        let redirected = await check("/conformance/redirect-elsewhere/302/checker", headers)
+        #expect(redirected.line("redirect")?.contains("to another origin (http://127.0.0.1:") == true)
+        for run in [echoed, redirected] {
+            for secret in ["dXNlcjpwYXNzd29yZDE=", "user:password1", "password1", "key-7f3e21"] {
+                #expect(!run.output.contains(secret), "\(secret) in \(run.output)")
+            }
+        }
+        #expect(try await server.requestCount(key: "elsewhere-checker") == 0)
+    }
 }
