@@ -9,18 +9,21 @@ public import FleetAuthCore
 
 /// The production ``/FleetAuthCore/HTTPTransport``, over `URLSession` (FoundationNetworking on Linux).
 ///
-/// By default it makes its own ephemeral sessions that keep no cookies or cache and
-/// refuse every redirect (the 3xx answer is returned as is, so credentials never follow
-/// a redirect to another host). Responses over ``Configuration/maximumResponseBytes``
-/// fail with `responseTooLarge`. Cancelling the calling task cancels the data task.
+/// Every request goes one way, whatever session made the transport: through a session
+/// whose delegate refuses every redirect before it is followed (the 3xx answer is returned
+/// as is, so neither the app's credential nor a token reaches another URL), asks for
+/// unencoded bodies, and counts each body's bytes as they are decoded: a body over
+/// ``Configuration/maximumResponseBytes`` fails with `responseTooLarge` as soon as it
+/// announces or reaches that size. Its own sessions are ephemeral and keep no cookies or
+/// cache. Cancelling the calling task cancels the data task.
 ///
 /// One transport serves a phone's single vehicle and a simulator's thousands alike: its
 /// sessions open up to 64 connections per host (the platform's default is 6 on Linux, which
 /// queues a simulator's requests until their timeouts run out while they wait), and token
 /// requests go through a session of their own, so that they never wait behind the
 /// fleet-service calls that need their tokens. With a session of the app's
-/// (``init(session:configuration:)``) every request goes through that one session, and its
-/// configuration decides both.
+/// (``init(session:configuration:)``) every request goes through one session made with that
+/// session's configuration, which then decides both.
 ///
 /// ```swift
 /// import FleetAuthDriver
@@ -34,7 +37,7 @@ public import FleetAuthCore
 public final class URLSessionTransport: HTTPTransport {
     /// Options for the transport.
     public struct Configuration: Sendable {
-        /// The largest body accepted, in bytes. Default 1 MiB.
+        /// The largest body accepted, in bytes, counted as it is decoded. Default 1 MiB.
         public var maximumResponseBytes: Int
 
         /// Creates a configuration.
@@ -43,15 +46,22 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    /// The session requests go through; with the transport's own sessions, the one for
-    /// everything but token requests.
+    /// A session whose delegate is the guard every request passes.
+    private struct GuardedSession {
+        let session: URLSession
+        let requestGuard: RequestGuard
+    }
+
+    /// The app's session given to ``init(session:configuration:)``, or the transport's own
+    /// session for everything but token requests.
     public let session: URLSession
     /// The options in force.
     public let configuration: Configuration
-    /// Set when the transport made its sessions: bodies then stream through them.
-    private let streaming: StreamingDelegate?
-    /// The session of token requests and its delegate, when the transport made its sessions.
-    private let tokenSession: (session: URLSession, streaming: StreamingDelegate)?
+    /// The session everything but token requests goes through.
+    private let requests: GuardedSession
+    /// The session token requests go through: a second one of the transport's own, or the
+    /// same one as ``requests`` with an app's session.
+    private let tokenRequests: GuardedSession
 
     /// Connections per host each of the transport's own sessions opens: enough for a
     /// simulator's thousands of vehicles on one fleet service, no cost to a phone's one.
@@ -61,105 +71,102 @@ public final class URLSessionTransport: HTTPTransport {
     /// token requests, one for everything else, each with up to 64 connections per host.
     public convenience init(configuration: Configuration = Configuration()) {
         self.init(
-            session: Self.ownSession(), configuration: configuration, tokenSession: Self.ownSession())
+            requests: Self.guardedSession(Self.ownConfiguration()), configuration: configuration,
+            tokenRequests: Self.guardedSession(Self.ownConfiguration()), appSession: nil)
     }
 
-    /// Creates a transport over the app's own session. Redirect handling is then the
-    /// session delegate's; the transport still fails a response whose final URL is on
-    /// another host than the request's, and one over the cap once it has arrived. Token
-    /// requests share the session with every other request: see the Fleet simulators
-    /// article of FleetAuthDriver for what a simulator's session should set.
+    /// Creates a transport over the app's own session: its configuration (TLS, proxies,
+    /// headers, timeouts, connections per host) applies, and its delegate answers
+    /// authentication challenges, so certificate pinning keeps working. Requests do not go
+    /// through the app's session object itself but through one made with its configuration,
+    /// whose delegate refuses redirects and caps bodies; the app delegate's other callbacks
+    /// (metrics, redirects, data) are not called for FleetAuth's requests. Token requests
+    /// share that session with every other request: see the Fleet simulators article of
+    /// FleetAuthDriver for what a simulator's session should set.
     public convenience init(session: URLSession, configuration: Configuration = Configuration()) {
-        self.init(session: (session, nil), configuration: configuration, tokenSession: nil)
+        let guarded = Self.guardedSession(session.configuration, answeringChallengesWith: session)
+        self.init(requests: guarded, configuration: configuration, tokenRequests: guarded, appSession: session)
     }
 
     private init(
-        session: (URLSession, StreamingDelegate?), configuration: Configuration,
-        tokenSession: (URLSession, StreamingDelegate?)?
+        requests: GuardedSession, configuration: Configuration, tokenRequests: GuardedSession,
+        appSession: URLSession?
     ) {
-        self.session = session.0
-        self.streaming = session.1
+        self.session = appSession ?? requests.session
+        self.requests = requests
+        self.tokenRequests = tokenRequests
         self.configuration = configuration
-        self.tokenSession = tokenSession.flatMap { session, streaming in streaming.map { (session, $0) } }
     }
 
-    /// An ephemeral session that keeps no cookies or cache, refuses redirects and streams
-    /// bodies through its own delegate.
-    private static func ownSession() -> (URLSession, StreamingDelegate?) {
+    /// An ephemeral configuration that keeps no cookies or cache, with 64 connections per host.
+    private static func ownConfiguration() -> URLSessionConfiguration {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.httpMaximumConnectionsPerHost = connectionsPerHost
-        let streaming = StreamingDelegate()
-        return (URLSession(configuration: sessionConfiguration, delegate: streaming, delegateQueue: nil), streaming)
+        return sessionConfiguration
+    }
+
+    /// A session with `configuration` whose delegate is a new guard, which hands
+    /// authentication challenges to `appSession`'s delegate when there is one.
+    private static func guardedSession(
+        _ configuration: URLSessionConfiguration, answeringChallengesWith appSession: URLSession? = nil
+    ) -> GuardedSession {
+        let requestGuard = RequestGuard(forwardingChallengesOf: appSession)
+        return GuardedSession(
+            session: URLSession(configuration: configuration, delegate: requestGuard, delegateQueue: nil),
+            requestGuard: requestGuard)
     }
 
     deinit {
-        if streaming != nil { session.finishTasksAndInvalidate() }
-        tokenSession?.session.finishTasksAndInvalidate()
+        requests.session.finishTasksAndInvalidate()
+        if tokenRequests.session !== requests.session { tokenRequests.session.finishTasksAndInvalidate() }
     }
 
-    /// The most bytes one body has held in this transport's own session, for tests of the
-    /// cap; 0 with a session of the app's.
+    /// The most bytes one body has held in this transport's buffers, for tests of the cap.
     package var peakBufferedBytes: Int {
-        max(streaming?.peakBufferedBytes ?? 0, tokenSession?.streaming.peakBufferedBytes ?? 0)
+        max(requests.requestGuard.peakBufferedBytes, tokenRequests.requestGuard.peakBufferedBytes)
     }
 
     /// The maximum connections per host of the session `request` goes through.
     package func connectionLimit(for request: TransportRequest) -> Int {
-        (request.asksForToken ? tokenSession?.session ?? session : session).configuration
-            .httpMaximumConnectionsPerHost
+        (request.asksForToken ? tokenRequests : requests).session.configuration.httpMaximumConnectionsPerHost
     }
 
     /// Sends the request with a data task; throws `CancellationError` if the calling task
-    /// is cancelled, `URLError` for network failures, and ``/FleetAuthCore/FleetAuthError`` for timeouts,
-    /// oversized bodies and cross-host redirects.
+    /// is cancelled, `URLError` for network failures (its failing URL without user info or
+    /// query), and ``/FleetAuthCore/FleetAuthError`` for timeouts, oversized bodies and
+    /// answers from another origin.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         let urlRequest = Self.urlRequest(for: request)
+        let guarded = request.asksForToken ? tokenRequests : requests
+        let cap = configuration.maximumResponseBytes
         let box = DataTaskBox()
-        let (session, streaming) =
-            if request.asksForToken, let tokenSession { (tokenSession.session, Optional(tokenSession.streaming)) } else
-            {
-                (session, streaming)
-            }
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if let streaming {
-                    let task = session.dataTask(with: urlRequest)
-                    streaming.follow(
-                        task, request: request, cap: configuration.maximumResponseBytes, continuation: continuation)
-                    box.start(task)
-                    return
-                }
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: Self.translate(error, for: request))
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
-                    }
-                }
+                let task = guarded.session.dataTask(with: urlRequest)
+                guarded.requestGuard.follow(task, request: request, cap: cap, continuation: continuation)
                 box.start(task)
             }
         } onCancel: {
             box.cancel()
         }
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        if let finalHost = http.url?.host, finalHost.lowercased() != request.url.host?.lowercased() {
+        if let finalURL = http.url, let finalOrigin = HTTPOrigin(url: finalURL),
+            finalOrigin != HTTPOrigin(url: request.url)
+        {
             throw FleetAuthError(
                 reason: .redirectRefused,
                 message:
-                    "The request was redirected to another host (\(finalHost)); refusing its answer. Point the URL at the final host.",
+                    "The answer came from another origin (\(finalOrigin)) than the request's; refusing it. Point the URL at the final origin.",
                 url: request.url)
         }
-        guard data.count <= configuration.maximumResponseBytes else {
+        guard data.count <= cap else {
             throw FleetAuthError(
                 reason: .responseTooLarge,
-                message:
-                    "The body has \(data.count) bytes, over the transport's \(configuration.maximumResponseBytes)-byte cap.",
+                message: "The body has \(data.count) bytes, over the transport's \(cap)-byte cap.",
                 url: request.url, status: http.statusCode)
         }
         var headers: [String: String] = [:]
@@ -171,17 +178,26 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// URLSession's own ways of saying "cancelled" and "timed out", in the terms every
     /// transport uses: `CancellationError` and a `timedOut` ``/FleetAuthCore/FleetAuthError``.
+    /// Any other `URLError` comes back with its code and a failing URL without user info,
+    /// query or fragment, so that nothing the request carried reaches a log through it.
     package static func translate(_ error: any Error, for request: TransportRequest) -> any Error {
-        switch (error as? URLError)?.code {
-        case .cancelled?: return CancellationError()
-        case .timedOut?:
+        guard let urlError = error as? URLError else { return error }
+        let safe = URLError(urlError.code, userInfo: safeUserInfo(for: request.url))
+        switch urlError.code {
+        case .cancelled: return CancellationError()
+        case .timedOut:
             return FleetAuthError(
                 reason: .timedOut,
                 message:
                     "No answer within \(String(format: "%.1f", request.timeout)) s; check that the server is up, or raise the timeout.",
-                url: request.url, underlyingError: error)
-        default: return error
+                url: request.url, underlyingError: safe)
+        default: return safe
         }
+    }
+
+    /// A `URLError`'s user info naming `url` as FleetAuth's messages show it.
+    private static func safeUserInfo(for url: URL) -> [String: Any] {
+        URL(string: FleetAuthError.redacted(url)).map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]
     }
 
     private static func urlRequest(for request: TransportRequest) -> URLRequest {
@@ -190,6 +206,9 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
+        // An encoded body is counted as it is decoded all the same; asking for none keeps an
+        // honest backend from sending a small body that inflates.
+        urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         return urlRequest
     }

@@ -28,7 +28,7 @@ extension TokenResponseParser {
                 case 500...599: "the backend failed; FleetAuth retries with backoff"
                 default: "check the endpoint configuration"
                 }
-            let said = Self.excerpt(of: response.body).map { " The backend said: \($0)" } ?? ""
+            let said = Self.bodySummary(of: response.body).map { " Its body: \($0)." } ?? ""
             return FleetAuthError(
                 reason: .unexpectedStatus, message: "The backend answered HTTP \(response.status): \(hint).\(said)",
                 status: response.status, retryAfter: retryAfter)
@@ -47,17 +47,31 @@ extension TokenResponseParser {
         }
     }
 
-    /// The start of an error body, for a message: at most 160 characters on one line, with
-    /// anything token-shaped (a run of 24 or more base64url or dot characters) hidden; `nil`
-    /// when the body is empty or not text.
-    package static func excerpt(of body: Data) -> String? {
-        guard let text = String(data: body.prefix(4096), encoding: .utf8) else { return nil }
-        let line = text.components(separatedBy: .newlines).joined(separator: " ")
-            .replacingOccurrences(of: "[A-Za-z0-9_=.+/-]{24,}", with: "<hidden>", options: .regularExpression)
-            .trimmingCharacters(in: .whitespaces)
-        guard !line.isEmpty else { return nil }
-        return line.count > 160 ? "\(line.prefix(160))…" : line
+    /// What an error body was, in words that cannot carry anything the request sent: its
+    /// size and kind, and, when it is a JSON object whose `error` or `code` is one of the
+    /// error codes of OAuth 2.0 (RFC 6749, 6750, 8628), that code, which FleetAuth's own list
+    /// spells. Never a byte of the body's own text: a backend may echo the headers it was
+    /// sent, credential included. `nil` for an empty body.
+    package static func bodySummary(of body: Data) -> String? {
+        guard !body.isEmpty else { return nil }
+        let size = "\(body.count) byte\(body.count == 1 ? "" : "s")"
+        if let object = (try? JSONSerialization.jsonObject(with: body.prefix(64 * 1024))) as? [String: Any] {
+            let code = ["error", "code"].lazy.compactMap { object[$0] as? String }
+                .first(where: oauthErrorCodes.contains)
+            let keys = "\(object.count) key\(object.count == 1 ? "" : "s")"
+            return
+                "a JSON object of \(size) with \(keys)\(code.map { ", error `\($0)`" } ?? "") (not quoted: a backend may echo what it was sent)"
+        }
+        let kind = String(data: body, encoding: .utf8) == nil ? "binary data" : "text"
+        return "\(size) of \(kind) (not quoted: a backend may echo what it was sent)"
     }
+
+    /// The error codes OAuth 2.0 registers for token and resource errors.
+    private static let oauthErrorCodes: Set<String> = [
+        "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type",
+        "invalid_scope", "invalid_token", "insufficient_scope", "access_denied", "server_error",
+        "temporarily_unavailable", "expired_token", "authorization_pending", "slow_down",
+    ]
 
     /// The `Date` header, if present and well-formed (IMF-fixdate).
     package static func serverDate(_ response: TransportResponse) -> Date? {

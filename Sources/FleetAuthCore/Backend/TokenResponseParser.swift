@@ -91,6 +91,13 @@ package struct TokenResponseParser: Sendable {
         // `utf8` walk is slow, and the value is read on every request that carries it.
         value.makeContiguousUTF8()
         let claims = try JWTDecoder.decode(value)
+        if claims.isUnsigned {
+            throw FleetAuthError(
+                reason: .malformedToken,
+                message:
+                    "The JWT is unsigned (its header's `alg` is \(claims.algorithm.map { "`\($0)`" } ?? "missing")); the fleet service accepts only signed tokens, so FleetAuth refuses it. Have the backend sign its tokens (RS256)."
+            )
+        }
         guard let exp = claims.expiresAt else {
             throw FleetAuthError(
                 reason: .missingExpiry,

@@ -117,14 +117,17 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         AuthorizationScope(kind: .task, id: id)
     }
 
-    /// `vehicle v-42`, `vehicle v-42 task t-1` or `trip t-7`. IDs are not secrets.
+    /// `vehicle v-42`, `vehicle v-42 task t-1` or `trip t-7`. IDs are not secrets; control
+    /// characters in them are escaped (`\r\n` shows as `\\r\\n`), so that an ID cannot forge a
+    /// log line.
     public var description: String {
-        if let taskID { return "\(kind) \(id) task \(taskID)" }
-        return "\(kind) \(id)"
+        if let taskID { return "\(kind) \(id.escapingControlCharacters) task \(taskID.escapingControlCharacters)" }
+        return "\(kind) \(id.escapingControlCharacters)"
     }
 
     /// Checks that the IDs follow the fleet service's rules: not empty, at most 64
-    /// characters, none of `/ : ? , #`, no surrounding whitespace, no control characters.
+    /// characters, none of `/ : ? , #`, not `.` or `..` (which a URL reads as a path step),
+    /// no surrounding whitespace, no control characters.
     /// Throws `invalidContext` naming the rule.
     package func validated() throws(FleetAuthError) -> AuthorizationScope {
         if Self.isPlainID(id), taskID.map(Self.isPlainID) ?? true { return self }
@@ -142,7 +145,14 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
             count += 1
             guard count <= 64, (0x21...0x7E).contains(byte), !forbiddenIDBytes.contains(byte) else { return false }
         }
-        return count > 0
+        return count > 0 && !isDotSegment(value)
+    }
+
+    /// Whether `value` is `.` or `..`: a URL's path reads either as a step (this folder, its
+    /// parent), and normalising the URL removes it, so the request would address another
+    /// resource than the ID's.
+    private static func isDotSegment(_ value: String) -> Bool {
+        value == "." || value == ".."
     }
 
     /// ``forbiddenIDCharacters`` as the bytes ``isPlainID(_:)`` compares.
@@ -164,6 +174,8 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
                 "has \(value.count) characters; the fleet service accepts at most 64"
             } else if let forbidden {
                 "contains `\(forbidden)`; the fleet service accepts none of / : ? , # in IDs"
+            } else if isDotSegment(value) {
+                "is `\(value)`, which a URL reads as a path step (normalising the URL removes it, so the request would address another resource); no fleet-service ID is `.` or `..`"
             } else if [value.unicodeScalars.first, value.unicodeScalars.last].contains(where: {
                 $0.map(CharacterSet.whitespacesAndNewlines.contains) == true
             }) {

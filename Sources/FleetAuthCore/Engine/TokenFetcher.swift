@@ -52,6 +52,7 @@ package struct TokenFetcher: Sendable {
                     if let refused = refusal(token) { throw refused }
                     return token
                 }
+                .mapError { $0.hiding(answer.sentValues) }
             }
             return (token, sent)
         } succeeded: { token, finished in
@@ -79,7 +80,7 @@ package struct TokenFetcher: Sendable {
                 if let error = parser.statusError(response, scope: scope, credentialSent: answer.credentialSent),
                     error.isTransient
                 {
-                    return .failure(error.adding(scope: scope, url: response.url))
+                    return .failure(error.adding(scope: scope, url: response.url).hiding(answer.sentValues))
                 }
                 return .success(response)
             }
@@ -132,6 +133,8 @@ package struct TokenFetcher: Sendable {
     private struct Answer {
         let response: TransportResponse
         let credentialSent: Bool
+        /// The request's header values: what no message made of the answer may show.
+        let sentValues: Dictionary<String, String>.Values
     }
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline (on the
@@ -175,7 +178,7 @@ package struct TokenFetcher: Sendable {
         do {
             response = try await clock.withTimeout(timeout) { try await transport.send(sent) }
         } catch let error as FleetAuthError {
-            return .failure(error.adding(scope: scope, url: request.url))
+            return .failure(error.adding(scope: scope, url: request.url).hiding(request.headers.values))
         } catch is CancellationError where Task.isCancelled {
             return .failure(Self.cancelled(scope))
         } catch {
@@ -197,7 +200,10 @@ package struct TokenFetcher: Sendable {
                     reason: .timedOut, message: "The token backend did not answer within \(seconds) s, \(bound).",
                     scope: scope, url: request.url))
         }
-        return .success(Answer(response: response, credentialSent: CredentialHeader.carriesCredential(sent.headers)))
+        return .success(
+            Answer(
+                response: response, credentialSent: CredentialHeader.carriesCredential(sent.headers),
+                sentValues: sent.headers.values))
     }
 
     /// The error of a cancelled fetch: only `invalidateAll()` cancels one.

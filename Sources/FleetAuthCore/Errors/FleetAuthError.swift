@@ -105,7 +105,8 @@ public struct FleetAuthError: Error, CustomStringConvertible {
     public var code: Code { reason.code }
     /// The exact cause: finer than ``code``, named in ``description``.
     package let reason: Reason
-    /// What went wrong and what to fix, in words. Never holds a token value.
+    /// What went wrong and what to fix, in words, on one line (control characters from an ID
+    /// or a backend escaped). Never holds a token value.
     public let message: String
     /// The vehicle or trip the fetch was for, if known.
     public let scope: AuthorizationScope?
@@ -134,7 +135,7 @@ public struct FleetAuthError: Error, CustomStringConvertible {
         status: Int? = nil, retryAfter: TimeInterval? = nil, underlyingError: (any Error)? = nil
     ) {
         self.reason = reason
-        self.message = message
+        self.message = message.escapingControlCharacters
         self.scope = scope
         self.url = url
         self.status = status
@@ -159,6 +160,14 @@ public struct FleetAuthError: Error, CustomStringConvertible {
         FleetAuthError(
             reason: reason, message: message, scope: self.scope ?? scope, url: self.url ?? url,
             status: status, retryAfter: retryAfter, underlyingError: underlyingError)
+    }
+
+    /// A copy whose message shows none of `sentValues` (the header values of the request it
+    /// answers): see `String.hiding(_:)`.
+    package func hiding(_ sentValues: some Sequence<String>) -> FleetAuthError {
+        FleetAuthError(
+            reason: reason, message: message.hiding(sentValues), scope: scope, url: url, status: status,
+            retryAfter: retryAfter, underlyingError: underlyingError)
     }
 
     /// A copy whose message ends with `sentence`.
@@ -188,22 +197,37 @@ public struct FleetAuthError: Error, CustomStringConvertible {
     /// The backend URL as sent, safe to show: see `redacted(_:)`.
     package var redactedURL: String? { url.map(Self.redacted) }
 
-    /// The URL as sent, without user info or fragment, and with the value of any query item
-    /// whose name suggests a secret (key, token, secret, password, auth, credential,
-    /// signature) hidden.
-    private static func redacted(_ url: URL) -> String {
+    /// The URL as sent, safe to show: scheme, host, port and path (control characters
+    /// escaped), then the query's item names with every value hidden (`?vehicleId=hidden`);
+    /// never user info or fragment. What FleetAuth's messages, descriptions and events show.
+    package static func redacted(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return "<url>"
         }
         components.user = nil
         components.password = nil
         components.fragment = nil
-        let secret = ["key", "token", "secret", "pass", "auth", "cred", "sig", "jwt", "code"]
         components.percentEncodedQueryItems = components.percentEncodedQueryItems?.map { item in
-            let name = item.name.lowercased()
-            return secret.contains(where: name.contains) ? URLQueryItem(name: item.name, value: "hidden") : item
+            URLQueryItem(name: item.name, value: item.value == nil ? nil : "hidden")
         }
-        return components.string ?? "<url>"
+        return (components.string ?? "<url>").escapingControlCharacters
+    }
+}
+
+/// What `dump` and mirrors show of an error: what ``FleetAuthError/description`` shows (the
+/// URL redacted, the underlying error as its description), never a stored URL or query.
+extension FleetAuthError: CustomReflectable {
+    /// The code, cause, message, scope, status, redacted URL and underlying error's description.
+    public var customMirror: Mirror {
+        var children: [(label: String?, value: Any)] = [
+            ("code", code.description), ("reason", reason.rawValue), ("message", message),
+        ]
+        if let scope { children.append(("scope", scope.description)) }
+        if let status { children.append(("status", status)) }
+        if let redactedURL { children.append(("url", redactedURL)) }
+        if let retryAfter { children.append(("retryAfter", retryAfter)) }
+        if let underlyingError { children.append(("underlyingError", String(describing: underlyingError))) }
+        return Mirror(self, children: children, displayStyle: .struct)
     }
 }
 

@@ -5,6 +5,14 @@ package import Foundation
 package struct JWTClaims: Sendable, Equatable {
     /// `alg` from the header, such as `RS256`.
     package var algorithm: String?
+
+    /// Whether the header says the token is unsigned: no `alg`, an empty one, or `none` in
+    /// any case. The fleet service accepts no such token, so neither the SDK nor the checker
+    /// does, whatever follows the second dot.
+    package var isUnsigned: Bool {
+        guard let algorithm else { return true }
+        return algorithm.isEmpty || algorithm.lowercased() == "none"
+    }
     /// `kid` from the header.
     package var keyID: String?
     /// `iss`: the service account that signed the token.

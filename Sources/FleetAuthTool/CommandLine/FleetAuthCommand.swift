@@ -54,7 +54,9 @@ package enum FleetAuthCommand {
             return 2
         }
         let report = await EndpointChecker(options: parsed.options, transport: transport, clock: clock).run()
-        output(parsed.json ? report.json : report.text)
+        // Whatever the backend echoed of the headers sent (a claim, a redirect's target), no
+        // header value reaches the output.
+        output((parsed.json ? report.json : report.text).hiding(parsed.options.headers.values))
         return report.exitCode
     }
 

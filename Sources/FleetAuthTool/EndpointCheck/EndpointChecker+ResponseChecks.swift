@@ -44,19 +44,22 @@ extension EndpointChecker {
         if (300...399).contains(response.status) {
             let location = response.header("Location") ?? ""
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL
-            let sameHost = target?.host?.lowercased() == request.url.host?.lowercased()
+            // Only the target's origin is shown: its path or query may echo what was sent.
+            let targetOrigin = target.flatMap(HTTPOrigin.init(url:))
             findings.append(
-                sameHost
+                targetOrigin == HTTPOrigin(url: request.url)
                     ? Finding(
-                        "redirect", .warning, "HTTP \(response.status) to \(target?.path ?? location) on the same host",
+                        "redirect", .warning, "HTTP \(response.status) to another path of the same origin",
                         fix: "point the SDK at the final URL: token requests do not follow redirects")
                     : Finding(
-                        "redirect", .failure, "HTTP \(response.status) to another host (\(target?.host ?? "unknown"))",
-                        fix: "never redirect token requests off-host: the app's credential would travel there"))
+                        "redirect", .failure,
+                        "HTTP \(response.status) to another origin (\(targetOrigin?.description ?? "unknown"))",
+                        fix: "never redirect token requests to another origin: the app's credential would travel there")
+            )
             return false
         }
         guard (200...299).contains(response.status) else {
-            let said = TokenResponseParser.excerpt(of: response.body).map { "; the backend said: \($0)" } ?? ""
+            let said = TokenResponseParser.bodySummary(of: response.body).map { "; its body: \($0)" } ?? ""
             findings.append(
                 Finding(
                     "status", .failure, "HTTP \(response.status)\(said)",

@@ -114,11 +114,15 @@ extension EndpointChecker {
     }
 
     func checkHeader(_ claims: JWTClaims, into findings: inout [Finding]) {
-        let alg = claims.algorithm ?? "none"
+        let alg = claims.algorithm ?? "missing"
         switch alg {
         case "RS256": findings.append(Finding("header.alg", .ok, "RS256"))
-        case "none", "":
-            findings.append(Finding("header.alg", .failure, "unsigned (alg \(alg))", fix: "sign tokens with RS256"))
+        case _ where claims.isUnsigned:
+            findings.append(
+                Finding(
+                    "header.alg", .failure, "unsigned (alg \(alg))",
+                    fix: "sign tokens with RS256: the fleet service accepts no unsigned token, and the SDK refuses them"
+                ))
         default:
             findings.append(Finding("header.alg", .warning, alg, fix: "the fleet service expects RS256 signatures"))
         }

@@ -1,3 +1,5 @@
+import FleetAuthCore
+
 /// One line of an endpoint check: what was looked at, the verdict, what was seen and,
 /// when it is not ok, what to fix. Never holds a token value.
 package struct Finding: Sendable, Equatable {
@@ -31,11 +33,12 @@ package struct Finding: Sendable, Equatable {
     /// What to change; empty when the verdict is ok.
     package let fix: String
 
-    /// Creates a finding.
+    /// Creates a finding; control characters in what was seen or the fix are escaped, so
+    /// that text from a backend cannot forge a line of the report.
     package init(_ check: String, _ verdict: Verdict, _ seen: String, fix: String = "") {
         self.check = check
         self.verdict = verdict
-        self.seen = seen
-        self.fix = fix
+        self.seen = seen.escapingControlCharacters
+        self.fix = fix.escapingControlCharacters
     }
 }

@@ -81,27 +81,37 @@ struct FirstMistakeMessageTests {
         #expect(preset.message.contains("Read as absolute Unix seconds it agrees"), "\(preset.message)")
     }
 
-    /// A 404 lists the placeholders of the provider's own context and shows what the backend
-    /// said, with anything token-shaped hidden.
-    @Test func a404NamesThePlaceholdersOfTheContextAndQuotesTheBackend() throws {
+    /// A 404 lists the placeholders of the provider's own context and says what kind of body
+    /// came back, without quoting any of it.
+    @Test func a404NamesThePlaceholdersOfTheContextAndDescribesTheBody() throws {
         let secret = Answers.jwt()
         let body = Data(#"{"error": "no such route", "echo": "\#(secret)"}"#.utf8)
         let error = try #require(failure(Answers.raw(body, status: 404)))
         #expect(
             error.message.contains("({id}, {vehicleId} or {deliveryVehicleId}, or the query item"), "\(error.message)")
         #expect(!error.message.contains("{tripId}"))
-        #expect(error.message.contains(#"The backend said: {"error": "no such route", "echo": "<hidden>"}"#))
+        #expect(error.message.contains("Its body: a JSON object of \(body.count) bytes with 2 keys (not quoted"))
+        #expect(!error.message.contains("no such route"))
         for part in secret.split(separator: ".") { #expect(!error.description.contains(part)) }
         let trip = try #require(failure(Answers.raw(body, status: 404), scope: .trip("t-7")))
         #expect(trip.message.contains("({id} or {tripId},"), "\(trip.message)")
     }
 
-    @Test func aLongErrorBodyIsCutShort() throws {
-        let body = Data(String(repeating: "no route here ", count: 100).utf8)
-        let said = try #require(TokenResponseParser.excerpt(of: body))
-        #expect(said.count == 161 && said.hasSuffix("…"))
-        #expect(TokenResponseParser.excerpt(of: Data("  \n".utf8)) == nil)
-        #expect(TokenResponseParser.excerpt(of: Data([0xFF, 0xFE])) == nil)
+    /// A backend that echoes the request's headers cannot put them back into a message: a
+    /// body is described by its size and kind, and only an OAuth error code from FleetAuth's
+    /// own list is named.
+    @Test func anErrorBodyIsDescribedNeverQuoted() throws {
+        let echo = Data(#"{"error": "invalid_token", "headers": "Authorization=Bearer app-credential-123"}"#.utf8)
+        let summary = try #require(TokenResponseParser.bodySummary(of: echo))
+        #expect(
+            summary.hasPrefix("a JSON object of \(echo.count) bytes with 2 keys, error `invalid_token`"), "\(summary)")
+        #expect(!summary.contains("app-credential") && !summary.contains("Bearer"))
+        let madeUp = Data(#"{"error": "Bearer app-credential-123"}"#.utf8)
+        #expect(!(TokenResponseParser.bodySummary(of: madeUp) ?? "").contains("app-credential"))
+        let text = try #require(TokenResponseParser.bodySummary(of: Data("Authorization: Basic dXNlcjpwYXNz".utf8)))
+        #expect(text.hasPrefix("33 bytes of text") && !text.contains("dXNlcjpwYXNz"), "\(text)")
+        #expect(TokenResponseParser.bodySummary(of: Data([0xFF, 0xFE]))?.hasPrefix("2 bytes of binary data") == true)
+        #expect(TokenResponseParser.bodySummary(of: Data()) == nil)
     }
 
     /// A token minted for another vehicle names the ID it named, and that the ID went out as a
@@ -181,5 +191,38 @@ struct HangingBackendMessageTests {
                 "The token backend did not answer within 3.0 s, the endpoint's timeout for one attempt"),
             "\(error.message)")
         #expect(error.message.contains("This caller waited 3 s over 1 attempt;"), "\(error.message)")
+    }
+}
+
+/// One verdict on unsigned tokens: the fleet service accepts none, so the SDK refuses every
+/// one the checker fails, whatever follows the second dot.
+@Suite("Unsigned tokens", .timeLimit(.minutes(10)))
+struct UnsignedTokenTests {
+    static func token(header: [String: Any]) -> String {
+        let payload: [String: Any] = [
+            "iss": "minter", "aud": TokenRules.fleetServiceAudience, "iat": 1_800_000_000, "exp": 1_800_003_600,
+            "authorization": ["vehicleid": "v-42"],
+        ]
+        return InMemoryTokenBackend.jwt(header: header, payload: payload)
+    }
+
+    @Test(arguments: [["alg": "none"], ["alg": "NONE"], ["alg": "None", "typ": "JWT"], ["alg": ""], ["typ": "JWT"]])
+    func anUnsignedTokenIsRefusedWhateverItsSignature(header: [String: String]) throws {
+        let value = Self.token(header: header)
+        #expect(!value.hasSuffix("."), "the token carries a signature part")
+        let error = try #require(throws: FleetAuthError.self) {
+            _ = try TokenResponseParser(format: .tokenOnly).token(
+                from: Answers.json(["token": value]), for: .vehicle("v-42"), receivedAt: Answers.serverNow)
+        }
+        #expect(error.reason == .malformedToken)
+        #expect(error.message.contains("unsigned"), "\(error.message)")
+        #expect(try JWTDecoder.decode(value).isUnsigned)
+    }
+
+    @Test func aSignedTokenOfAnotherAlgorithmIsServed() throws {
+        let value = Self.token(header: ["alg": "HS256", "typ": "JWT"])
+        let token = try TokenResponseParser(format: .tokenOnly).token(
+            from: Answers.json(["token": value]), for: .vehicle("v-42"), receivedAt: Answers.serverNow)
+        #expect(token.scope == .vehicle("v-42"))
     }
 }

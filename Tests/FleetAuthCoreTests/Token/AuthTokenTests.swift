@@ -66,17 +66,27 @@ struct AuthTokenTests {
         }
     }
 
+    /// Every query value is hidden, whatever its name: a deny list of names would let `sid`,
+    /// `hash` or `otp` through. `dump` shows what the description shows.
     @Test func errorsShowTheURLAsSentButNoSecretInIt() {
         let error = FleetAuthError(
             reason: .unexpectedStatus, message: "The backend answered HTTP 500.", scope: .vehicle("v-1"),
-            url: URL(string: "https://user:pw@api.example.com/token?vehicleId=v-1&key=secret-api-key&X-Auth=s3#frag"),
-            status: 500)
+            url: URL(
+                string:
+                    "https://user:pw@api.example.com/token?vehicleId=v-1&key=secret-api-key&X-Auth=s3&sid=s3ssion#frag"),
+            status: 500, underlyingError: URLError(.badServerResponse))
         #expect(
             error.description
-                == "FleetAuthError.unexpectedStatus (vehicle v-1, HTTP 500, https://api.example.com/token?vehicleId=v-1&key=hidden&X-Auth=hidden): The backend answered HTTP 500."
+                == "FleetAuthError.unexpectedStatus (vehicle v-1, HTTP 500, https://api.example.com/token?vehicleId=hidden&key=hidden&X-Auth=hidden&sid=hidden): The backend answered HTTP 500."
         )
-        #expect(!error.description.contains("s3"))
-        #expect(!(String(reflecting: error) + String(describing: error.underlyingError)).contains("secret-api-key"))
+        var dumped = ""
+        dump(error, to: &dumped)
+        for shown in [error.description, String(reflecting: error), dumped] {
+            for secret in ["s3", "secret-api-key", "s3ssion", "user", "pw@", "frag"] {
+                #expect(!shown.contains(secret), "\(secret) in \(shown)")
+            }
+        }
+        #expect(dumped.contains("https://api.example.com/token?vehicleId=hidden"), "\(dumped)")
         #expect(error.localizedDescription.contains("unexpectedStatus"))
     }
 
@@ -153,7 +163,7 @@ struct AuthTokenTests {
 struct IDRulesTests {
     @Test(arguments: [
         ("v/1", "`/`"), ("v:1", "`:`"), ("v?1", "`?`"), ("v,1", "`,`"), ("v#1", "`#`"),
-        (String(repeating: "v", count: 65), "at most 64"), ("", "is empty"),
+        (String(repeating: "v", count: 65), "at most 64"), ("", "is empty"), (".", "path step"), ("..", "path step"),
     ])
     func anIDThatBreaksARuleIsAnInvalidContextNamingIt(id: String, rule: String) {
         do {
@@ -164,6 +174,36 @@ struct IDRulesTests {
             #expect(error.message.contains(rule), "\(error.message)")
         }
         #expect(throws: FleetAuthError.self) { try AuthorizationScope.vehicle("v-1", taskID: id).validated() }
+    }
+
+    /// Dots are fine inside an ID; only an ID that is a whole dot segment is refused.
+    @Test func onlyWholeDotSegmentsAreRefused() throws {
+        for id in ["...", ".v", "v.", "v..1", "%2e%2e"] { _ = try AuthorizationScope.vehicle(id).validated() }
+    }
+
+    /// An ID with CR LF cannot forge a log line: the scope's description, the error's
+    /// description and its localized description show the characters escaped.
+    @Test func controlCharactersOfAnIDAreEscapedInEveryDescription() {
+        let scope = AuthorizationScope.vehicle("a\r\nX-Injected: 1")
+        let error = #expect(throws: FleetAuthError.self) { try scope.validated() }
+        let texts = [scope.description, error?.description ?? "", error?.localizedDescription ?? ""]
+        for text in texts {
+            #expect(!text.contains("\r") && !text.contains("\n"), "\(text)")
+            #expect(text.contains(#"a\r\nX-Injected: 1"#), "\(text)")
+        }
+        #expect("tab\there\u{202E}".escapingControlCharacters == #"tab\there\u{202E}"#)
+        #expect("plain".escapingControlCharacters == "plain")
+    }
+
+    /// Text a backend chose (a claim, a redirect's target) loses every header value sent:
+    /// whole, the credential after its scheme, a Basic credential's decoded pair and its
+    /// long parts; ordinary words stay.
+    @Test func textFromABackendLosesEverySentValue() {
+        let sent = ["Bearer op-cred-123", "Basic dXNlcjpwYXNzd29yZDE=", "key-9"]
+        let echoed = "iss op-cred-123, kid dXNlcjpwYXNzd29yZDE=, sub user:password1, aud password1, key key-9 of user"
+        #expect(echoed.hiding(sent) == "iss <hidden>, kid <hidden>, sub <hidden>, aud <hidden>, key <hidden> of user")
+        let error = FleetAuthError(reason: .scopeMismatch, message: "The token names vehicle op-cred-123.")
+        #expect(error.hiding(sent).message == "The token names vehicle <hidden>.")
     }
 
     @Test func sixtyFourCharactersAreAccepted() throws {

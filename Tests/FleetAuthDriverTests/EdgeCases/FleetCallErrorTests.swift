@@ -84,7 +84,7 @@ struct FleetCallErrorTests {
             #expect(error.fault == .token)
             #expect(
                 error.message.hasPrefix(
-                    "No token could be fetched for vehicle v-42 (token URL https://backend.example.com/driver-token?vehicleId=v-42): "
+                    "No token could be fetched for vehicle v-42 (token URL https://backend.example.com/driver-token?vehicleId=hidden): "
                 ), "\(error.message)")
         }
     }

@@ -400,3 +400,19 @@ struct DeliveryReporterTests {
         #expect(FleetFlavor(named: "rides") == nil)
     }
 }
+
+extension VehicleReporterTests {
+    /// `.` and `..` are path steps to a URL: a reporter or provider for them is refused
+    /// with the rule named, before any request leaves (a URL normaliser would have sent the
+    /// update to the provider's collection, or the token request to `/`).
+    @Test(arguments: [".", ".."])
+    func aDotSegmentIDIsRefusedBeforeAnyRequest(id: String) async throws {
+        let f = try ReporterFixture()
+        #expect(throws: FleetServiceError.self) { _ = try f.reporter(id) }
+        let error = try await #require(throws: FleetAuthError.self) {
+            _ = try await f.provider.token(for: DriverAuthorizationContext(vehicleID: id))
+        }
+        #expect(error.code == FleetAuthError.Code.invalidContext && error.message.contains("path step"), "\(error)")
+        #expect(f.transport.requestCount == 0)
+    }
+}

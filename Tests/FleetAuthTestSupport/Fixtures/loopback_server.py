@@ -10,12 +10,15 @@ To run it by hand for a while, keep its input open: `python3 loopback_server.py 
 Routes: /token/{shape} (a token in that response shape), /token/driver/{vehicleId} and
 /token/delivery_driver/{vehicleId} (the platform's two sample backends' routes),
 /v1/providers/{project}/{collection}/{id} (the fleet service), /conformance/... (the
-transport conformance suite), and GET /stats: a JSON object
+transport conformance suite and hostile answers: redirect-elsewhere/{status}/{key} points at
+the fixture's second port, another origin of the same host, which counts what reaches it
+as `elsewhere-<key>` and `elsewhere-credential-<key>`; gzip?mib=N; chunked-endless;
+echo-401), and GET /stats: a JSON object
 of counts since the server started (token requests under the shape's name, such as
 `jwt-expiration-timestamp`; fleet calls as `fleet-accepted-<id>` and `fleet-rejected-<id>`),
 never reset.
 """
-import base64, hashlib, http.server, json, sys, threading, time, urllib.parse
+import base64, hashlib, http.server, json, sys, threading, time, urllib.parse, zlib
 
 # A test-only 1024-bit RSA key, generated for this fixture. It signs nothing outside these tests.
 # 1024 bits, not 2048, so that the fixture keeps up with a fleet simulator: Python signs with
@@ -168,6 +171,8 @@ def check_bearer(header, claim_key, object_id):
 
 
 SCRIPTED = []
+GZIP_BOMBS = {}
+ELSEWHERE_PORT = 0
 COUNTS = {}
 LOCK = threading.Lock()
 
@@ -263,6 +268,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(200, b"a" * min(int(query.get("count", "0")), 1 << 24), "application/octet-stream")
         if parts == ["redirect"]:
             return self.reply(302, b"", "text/plain", {"Location": "http://elsewhere.invalid/token"})
+        if len(parts) == 3 and parts[0] == "redirect-elsewhere":
+            # Another origin on the same host: the fixture's second port.
+            status, key = int(parts[1]), parts[2]
+            target = f"http://127.0.0.1:{ELSEWHERE_PORT}/conformance/elsewhere/{key}"
+            return self.reply(status, b"", "text/plain", {"Location": target})
+        if len(parts) == 2 and parts[0] == "elsewhere":
+            # What a redirect's target saw: it counts every request that reached it.
+            count("elsewhere-" + parts[1])
+            if self.headers.get("Authorization"):
+                count("elsewhere-credential-" + parts[1])
+            return self.reply(200, b'{"token": "not-a-jwt"}')
+        if parts == ["gzip"]:
+            return self.gzip_bomb(min(int(query.get("mib", "1")), 1024))
+        if parts == ["chunked-endless"]:
+            return self.chunked_endless()
+        if parts == ["echo-401"]:
+            # A backend that refuses and echoes every header it was sent.
+            echoed = "; ".join(f"{k}={v}" for k, v in self.headers.items())
+            return self.reply(401, json.dumps({"error": "invalid_token", "headers": echoed}).encode())
         if parts == ["redirect-same-host"]:
             return self.reply(302, b"", "text/plain", {"Location": "/token/token-only"})
         if parts == ["hang"]:
@@ -302,6 +326,40 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 count -= len(chunk)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: what a capped transport does
+        self.close_connection = True
+
+    def gzip_bomb(self, mib):
+        """`mib` MiB of zeros, gzip-encoded (about 1 KiB on the wire a MiB), unasked for."""
+        with LOCK:
+            bomb = GZIP_BOMBS.get(mib)
+            if bomb is None:
+                packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+                zeros = b"\0" * (1 << 20)
+                bomb = b"".join(packer.compress(zeros) for _ in range(mib)) + packer.flush()
+                GZIP_BOMBS[mib] = bomb
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(bomb)))
+        self.end_headers()
+        try:
+            self.wfile.write(bomb)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def chunked_endless(self):
+        """A chunked body that never ends, written as fast as the client reads."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = b"a" * 65536
+        framed = b"%x\r\n" % len(chunk) + chunk + b"\r\n"
+        try:
+            while True:
+                self.wfile.write(framed)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
         self.close_connection = True
 
     def close_mid_body(self):
@@ -402,8 +460,13 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 def main():
+    global ELSEWHERE_PORT
     server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    # A second port: another origin on the same host, where redirects point.
+    elsewhere = Server(("127.0.0.1", 0), Handler)
+    ELSEWHERE_PORT = elsewhere.server_address[1]
+    threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
     print(f"PORT {server.server_address[1]}", flush=True)
     sys.stdin.read()  # returns at EOF: the test process has gone
     server.shutdown()

@@ -6,19 +6,28 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The delegate of the session a ``URLSessionTransport`` makes for itself: it refuses every
-/// redirect, and reads each body as it streams in, refusing one whose `Content-Length`
-/// announces more than the cap before any of it is read, and stopping one that grows past
-/// the cap, so this delegate never holds more than the cap and one chunk. On Linux,
-/// Foundation queues each chunk for the delegate without flow control, so a body streamed
-/// past the cap is held in that queue until the cancel reaches libcurl (see the Security
-/// article of FleetAuthCore, *Bounded input*).
-final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Safe because `tasks` and `peak` are only read and written while `lock` is held, and
-    // the NSObject base has no state of its own that callbacks touch.
+/// The delegate of every session a ``URLSessionTransport`` sends through, its own or the one
+/// it derives from an app's session: every request FleetAuth sends passes here.
+///
+/// It refuses every redirect before it is followed (the 3xx answer is returned as is, so no
+/// credential or token reaches another URL), and reads each body as it streams in, counting
+/// the bytes as they are decoded: a `Content-Length` over the cap is refused before any of
+/// the body is read, a body that grows past the cap is refused at once, and what comes after
+/// a refusal is dropped unread. Cancelling a refused task goes through another queue, so the
+/// delegate queue keeps dropping chunks while the cancel waits for FoundationNetworking's
+/// work queue on Linux. Authentication challenges go to the app's own session delegate when
+/// there is one, so certificate pinning and client certificates keep working.
+final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Safe because `tasks` and `peak` are only read and written while `lock` is held,
+    // `appDelegate` is set once in init and never changed, and the NSObject base has no
+    // state of its own that callbacks touch.
     private let lock = NSLock()
     private var tasks: [Int: TaskState] = [:]
     private var peak = 0
+    /// The app session's delegate, which answers authentication challenges.
+    let appDelegate: (any URLSessionDelegate)?
+    /// The app's session, handed to its delegate with each challenge.
+    let appSession: URLSession?
 
     /// One data task's progress.
     struct TaskState {
@@ -28,6 +37,13 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         var data = Data()
         var response: URLResponse?
         var refusal: FleetAuthError?
+    }
+
+    /// A guard for the transport's own session (`appSession` nil), or for the session derived
+    /// from an app's, whose delegate then answers authentication challenges.
+    init(forwardingChallengesOf appSession: URLSession? = nil) {
+        self.appSession = appSession
+        self.appDelegate = appSession?.delegate
     }
 
     /// The most bytes any one body held so far, for tests of the cap.
@@ -54,17 +70,19 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let allowed = lock.withLock { () -> Bool in
-            guard var state = tasks[dataTask.taskIdentifier] else { return true }
+        let refused = lock.withLock { () -> Bool in
+            guard var state = tasks[dataTask.taskIdentifier] else { return false }
             state.response = response
             let announced = response.expectedContentLength
             if announced > Int64(state.cap) {
                 state.refusal = Self.tooLarge(state, "announces \(announced) bytes (Content-Length)", response)
             }
             tasks[dataTask.taskIdentifier] = state
-            return state.refusal == nil
+            return state.refusal != nil
         }
-        completionHandler(allowed ? .allow : .cancel)
+        // FoundationNetworking on Linux ignores the disposition, hence the explicit cancel.
+        completionHandler(refused ? .cancel : .allow)
+        if refused { Self.cancel(dataTask) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -79,7 +97,7 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
             tasks[dataTask.taskIdentifier] = state
             return state.refusal != nil
         }
-        if overflow { dataTask.cancel() }
+        if overflow { Self.cancel(dataTask) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -93,6 +111,12 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Send
         } else {
             state.continuation.resume(throwing: URLError(.badServerResponse))
         }
+    }
+
+    /// Cancels `task` from another queue: on Linux `cancel()` waits for the session's work
+    /// queue, which a fast body keeps busy, and this delegate's queue must keep draining.
+    private static func cancel(_ task: URLSessionTask) {
+        DispatchQueue.global().async { task.cancel() }
     }
 
     private static func tooLarge(_ state: TaskState, _ what: String, _ response: URLResponse?) -> FleetAuthError {

@@ -1,0 +1,120 @@
+import FleetAuthDriver
+import FleetAuthInMemory
+import FleetAuthTestSupport
+import FleetAuthURLSession
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Attacks from the network on what FleetAuth sends, against the loopback fixture: redirects
+/// to its second port (another origin of the same host), bodies that never end or inflate,
+/// and a backend that echoes the headers it was sent. Each runs with the transport's own
+/// sessions and with an app's session, which gets the same guard.
+@Suite("A hostile network, whatever session the app passes", .timeLimit(.minutes(10)))
+struct HostileNetworkTests {
+    let server: LoopbackServer
+    init() throws { server = try LoopbackServer.running() }
+
+    static let credential = "Bearer operator-credential-5f3a"
+    static let apiKey = "api-key-9c1e77"
+
+    /// The transport under test: its own sessions, or an app's plain ephemeral session (the
+    /// Fleet simulators article's pattern), which follows redirects by itself.
+    static func transport(appSession: Bool, cap: Int = 1 << 20) -> URLSessionTransport {
+        let configuration = URLSessionTransport.Configuration(maximumResponseBytes: cap)
+        return appSession
+            ? URLSessionTransport(session: URLSession(configuration: .ephemeral), configuration: configuration)
+            : URLSessionTransport(configuration: configuration)
+    }
+
+    func provider(_ path: String, appSession: Bool, observer: (@Sendable (TokenEvent) -> Void)? = nil) throws
+        -> DriverTokenProvider
+    {
+        try DriverTokenProvider(
+            endpoint: TokenEndpoint(
+                url: server.url(path), format: .tokenOnly,
+                headers: { _ in ["Authorization": Self.credential, "X-Api-Key": Self.apiKey] }),
+            transport: Self.transport(appSession: appSession), retry: RetryPolicy(maximumAttempts: 1),
+            observer: observer)
+    }
+
+    /// A token request answered with a redirect to another origin is refused before it is
+    /// followed: nothing reaches the target, credential or not.
+    @Test(arguments: [301, 302, 303, 307, 308], [false, true])
+    func aTokenRequestRedirectedElsewhereReachesNothing(status: Int, appSession: Bool) async throws {
+        let key = LoopbackServer.uniqueKey()
+        let provider = try provider("/conformance/redirect-elsewhere/\(status)/\(key)", appSession: appSession)
+        let error = try await #require(throws: FleetAuthError.self) {
+            _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "v-42"))
+        }
+        #expect(error.code == .transportFailure, "\(error)")
+        #expect(try await server.requestCount(key: "elsewhere-\(key)") == 0)
+    }
+
+    /// A fleet call, sent as a `TransportRequest` or as a `URLRequest`, carries the vehicle's
+    /// token; a redirect of it reaches nothing either.
+    @Test(arguments: [302, 307], [false, true])
+    func aFleetCallRedirectedElsewhereReachesNothing(status: Int, appSession: Bool) async throws {
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/expires-in-seconds"), format: .tokenWithExpiresInSeconds),
+            transport: Self.transport(appSession: appSession))
+        let caller = AuthorizedCaller(
+            context: DriverAuthorizationContext(vehicleID: "v-42"), authorization: provider,
+            transport: Self.transport(appSession: appSession))
+        let key = LoopbackServer.uniqueKey()
+        let url = try #require(URL(string: server.url("/conformance/redirect-elsewhere/\(status)/\(key)")))
+        await #expect(throws: FleetServiceError.self) {
+            _ = try await caller.send(TransportRequest(method: "PUT", url: url, body: Data("{}".utf8)))
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "PUT"
+        request.httpBody = Data("{}".utf8)
+        await #expect(throws: FleetServiceError.self) { _ = try await caller.send(request) }
+        #expect(try await server.requestCount(key: "elsewhere-\(key)") == 0)
+    }
+
+    /// A body that never ends, or a small gzip body that inflates to 16 MiB, is refused as
+    /// its decoded bytes pass the cap, and the transport's buffer holds at most the cap and
+    /// one chunk.
+    @Test(arguments: ["/conformance/chunked-endless", "/conformance/gzip?mib=16"], [false, true])
+    func anEndlessOrInflatingBodyIsRefusedAtTheCap(path: String, appSession: Bool) async throws {
+        let cap = 64 * 1024
+        let transport = Self.transport(appSession: appSession, cap: cap)
+        let url = try #require(URL(string: server.url(path)))
+        let error = try await #require(throws: FleetAuthError.self) {
+            _ = try await transport.send(TransportRequest(url: url))
+        }
+        #expect(error.reason == .responseTooLarge, "\(error)")
+        #expect(transport.peakBufferedBytes <= 2 * cap, "held \(transport.peakBufferedBytes) bytes")
+    }
+
+    /// A 401 whose body echoes every header sent: no header value reaches the error's
+    /// description, its localized description, `dump`, or an event.
+    @Test(arguments: [false, true])
+    func aBackendEchoingTheHeadersCannotPutThemInAMessage(appSession: Bool) async throws {
+        let seen = LockedTexts()
+        let provider = try provider("/conformance/echo-401", appSession: appSession) { seen.append($0.description) }
+        let error = try await #require(throws: FleetAuthError.self) {
+            _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "v-42"))
+        }
+        #expect(error.status == 401)
+        #expect(error.message.contains("error `invalid_token`"), "\(error.message)")
+        var dumped = ""
+        dump(error, to: &dumped)
+        let texts = [error.description, error.localizedDescription, String(reflecting: error), dumped] + seen.all
+        for text in texts {
+            for secret in ["operator-credential-5f3a", Self.apiKey] { #expect(!text.contains(secret), "\(text)") }
+        }
+    }
+}
+
+/// Texts appended from any thread.
+final class LockedTexts: Sendable {
+    private let texts = Mutex<[String]>([])
+    func append(_ text: String) { texts.withLock { $0.append(text) } }
+    var all: [String] { texts.withLock { $0 } }
+}
