@@ -1,8 +1,7 @@
+import Foundation
+
 #if canImport(FoundationNetworking)
-    import Foundation
     import FoundationNetworking
-#else
-    import Foundation
 #endif
 
 /// Authentication challenges, answered by the app's own session delegate: the guard takes
