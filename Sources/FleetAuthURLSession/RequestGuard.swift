@@ -13,9 +13,9 @@ import Foundation
 /// credential or token reaches another URL), and reads each body as it streams in, counting
 /// the bytes as they are decoded: a `Content-Length` over the cap is refused before any of
 /// the body is read, a body that grows past the cap is refused at once, and what comes after
-/// a refusal is dropped unread. Cancelling a refused task goes through another queue, so the
-/// delegate queue keeps dropping chunks while the cancel waits for FoundationNetworking's
-/// work queue on Linux. Authentication challenges go to the app's own session delegate when
+/// a refusal is dropped unread. A refusal answers the caller at once; cancelling the task goes
+/// through another queue, so the delegate queue keeps dropping chunks while the cancel waits
+/// for FoundationNetworking's work queue on Linux. Authentication challenges go to the app's own session delegate when
 /// there is one, so certificate pinning and client certificates keep working.
 final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // Safe because `tasks` and `peak` are only read and written while `lock` is held,
@@ -70,24 +70,24 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let refused = lock.withLock { () -> Bool in
-            guard var state = tasks[dataTask.taskIdentifier] else { return false }
+        let refusal = lock.withLock { () -> FleetAuthError? in
+            guard var state = tasks[dataTask.taskIdentifier] else { return nil }
             state.response = response
             let announced = response.expectedContentLength
             if announced > Int64(state.cap) {
                 state.refusal = Self.tooLarge(state, "announces \(announced) bytes (Content-Length)", response)
             }
             tasks[dataTask.taskIdentifier] = state
-            return state.refusal != nil
+            return state.refusal
         }
         // FoundationNetworking on Linux ignores the disposition, hence the explicit cancel.
-        completionHandler(refused ? .cancel : .allow)
-        if refused { Self.cancel(dataTask) }
+        completionHandler(refusal == nil ? .allow : .cancel)
+        if let refusal { refuse(dataTask, refusal) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let overflow = lock.withLock { () -> Bool in
-            guard var state = tasks[dataTask.taskIdentifier], state.refusal == nil else { return false }
+        let refusal = lock.withLock { () -> FleetAuthError? in
+            guard var state = tasks[dataTask.taskIdentifier], state.refusal == nil else { return nil }
             state.data.append(data)
             peak = max(peak, state.data.count)
             if state.data.count > state.cap {
@@ -95,22 +95,31 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
                 state.data = Data()
             }
             tasks[dataTask.taskIdentifier] = state
-            return state.refusal != nil
+            return state.refusal
         }
-        if overflow { Self.cancel(dataTask) }
+        if let refusal { refuse(dataTask, refusal) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let state = lock.withLock({ tasks.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if let refusal = state.refusal {
-            state.continuation.resume(throwing: refusal)
-        } else if let error {
+        guard state.refusal == nil else { return }  // answered when it was refused
+        if let error {
             state.continuation.resume(throwing: URLSessionTransport.translate(error, for: state.request))
         } else if let response = state.response ?? task.response {
             state.continuation.resume(returning: (state.data, response))
         } else {
             state.continuation.resume(throwing: URLError(.badServerResponse))
         }
+    }
+
+    /// Answers the caller with `refusal` at once, and cancels `task`. The task stays followed
+    /// until it completes, so that whatever still arrives is dropped unread: on Linux a fast
+    /// body can keep FoundationNetworking's work queue, which the cancel waits for, busy for
+    /// seconds, and the caller does not wait for that.
+    private func refuse(_ task: URLSessionTask, _ refusal: FleetAuthError) {
+        let continuation = lock.withLock { tasks[task.taskIdentifier]?.continuation }
+        continuation?.resume(throwing: refusal)
+        Self.cancel(task)
     }
 
     /// Cancels `task` from another queue: on Linux `cancel()` waits for the session's work

@@ -155,6 +155,10 @@ package enum HostileAnswers {
             answer("JWT with two parts", body: json(["token": parts[0] + "." + parts[1]]), .malformedToken),
             answer("JWT with empty signature", body: json(["token": parts[0] + "." + parts[1] + "."]), .malformedToken),
             answer(
+                "JWT unsigned (alg none) with a signature",
+                body: json(["token": b64(#"{"alg":"none","typ":"JWT"}"#) + "." + parts[1] + "." + parts[2]]),
+                .malformedToken),
+            answer(
                 "JWT header not base64url", body: json(["token": "!!!." + parts[1] + "." + parts[2]]), .malformedToken),
             answer(
                 "JWT payload not JSON", body: json(["token": parts[0] + "." + b64("not json") + "." + parts[2]]),
