@@ -66,6 +66,10 @@ extension TokenResponseParser {
         return "\(size) of \(kind) (not quoted: a backend may echo what it was sent)"
     }
 
+    /// The same as ``bodySummary(of:)``: 1.0.0 quoted the body's start here, which could carry
+    /// what a backend echoed; the name stays for the API check against that release.
+    package static func excerpt(of body: Data) -> String? { bodySummary(of: body) }
+
     /// The error codes OAuth 2.0 registers for token and resource errors.
     private static let oauthErrorCodes: Set<String> = [
         "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type",

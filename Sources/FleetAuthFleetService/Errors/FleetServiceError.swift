@@ -40,13 +40,13 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     /// transport's error for network faults.
     public let underlyingError: (any Error)?
 
-    /// Creates an error.
+    /// Creates an error; control characters in `message` are escaped, so that it stays one line.
     public init(
         fault: Fault, message: String, scope: AuthorizationScope? = nil, status: Int? = nil,
         tokenFingerprint: String? = nil, underlyingError: (any Error)? = nil
     ) {
         self.fault = fault
-        self.message = message
+        self.message = message.escapingControlCharacters
         self.scope = scope
         self.status = status
         self.tokenFingerprint = tokenFingerprint

@@ -30,7 +30,8 @@ package struct TokenRejection: Error, Sendable, Hashable, CustomStringConvertibl
         }
         if !token.isEmpty { text = Self.redacting(token, in: text) }
         text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        self.init(status: status, message: text.count > 200 ? String(text.prefix(200)) + "…" : text)
+        text = text.count > 200 ? String(text.prefix(200)) + "…" : text
+        self.init(status: status, message: text.escapingControlCharacters)
     }
 
     /// `HTTP 401: Audience doesn't match`, without a closing period, so that it reads
