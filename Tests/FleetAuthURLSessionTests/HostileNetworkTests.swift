@@ -3,7 +3,6 @@ import FleetAuthInMemory
 import FleetAuthTestSupport
 import FleetAuthURLSession
 import Foundation
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -96,8 +95,10 @@ struct HostileNetworkTests {
     /// description, its localized description, `dump`, or an event.
     @Test(arguments: [false, true])
     func aBackendEchoingTheHeadersCannotPutThemInAMessage(appSession: Bool) async throws {
-        let seen = LockedTexts()
-        let provider = try provider("/conformance/echo-401", appSession: appSession) { seen.append($0.description) }
+        let seen = LockedState<[String]>([])
+        let provider = try provider("/conformance/echo-401", appSession: appSession) { event in
+            seen.withLock { $0.append(event.description) }
+        }
         let error = try await #require(throws: FleetAuthError.self) {
             _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "v-42"))
         }
@@ -105,16 +106,10 @@ struct HostileNetworkTests {
         #expect(error.message.contains("error `invalid_token`"), "\(error.message)")
         var dumped = ""
         dump(error, to: &dumped)
-        let texts = [error.description, error.localizedDescription, String(reflecting: error), dumped] + seen.all
+        let texts =
+            [error.description, error.localizedDescription, String(reflecting: error), dumped] + seen.withLock { $0 }
         for text in texts {
             for secret in ["operator-credential-5f3a", Self.apiKey] { #expect(!text.contains(secret), "\(text)") }
         }
     }
-}
-
-/// Texts appended from any thread.
-final class LockedTexts: Sendable {
-    private let texts = Mutex<[String]>([])
-    func append(_ text: String) { texts.withLock { $0.append(text) } }
-    var all: [String] { texts.withLock { $0 } }
 }

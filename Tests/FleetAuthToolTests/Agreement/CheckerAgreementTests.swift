@@ -62,7 +62,8 @@ struct CheckerAgreementTests {
     /// The check that must fail for each of the SDK's refusals: the finding names the part
     /// the SDK refused, so its fix points there.
     static let checkFor: [FleetAuthError.Reason: Set<String>] = [
-        .malformedResponse: ["shape"], .malformedToken: ["jwt", "lifetime"], .unexpectedStatus: ["status"],
+        .malformedResponse: ["shape"], .malformedToken: ["jwt", "lifetime", "header.alg"],
+        .unexpectedStatus: ["status"],
         .expiryMismatch: ["expiry-agreement"], .scopeMismatch: ["authorization"], .transportFailure: ["request"],
         .tokenExpired: ["lifetime"], .redirectRefused: ["redirect"], .lifetimeTooLong: ["lifetime"],
         .lifetimeTooShort: ["lifetime"], .audienceMismatch: ["aud"], .wildcardRefused: ["authorization"],
