@@ -119,9 +119,11 @@ public final class URLSessionTransport: HTTPTransport {
             requestGuard: requestGuard)
     }
 
+    /// Every caller's request holds the transport while it runs, so what is left at the end
+    /// is only refused bodies still draining: their tasks are cancelled with the sessions.
     deinit {
-        requests.session.finishTasksAndInvalidate()
-        if tokenRequests.session !== requests.session { tokenRequests.session.finishTasksAndInvalidate() }
+        requests.session.invalidateAndCancel()
+        if tokenRequests.session !== requests.session { tokenRequests.session.invalidateAndCancel() }
     }
 
     /// The most bytes one body has held in this transport's buffers, for tests of the cap.
