@@ -119,11 +119,12 @@ public final class URLSessionTransport: HTTPTransport {
             requestGuard: requestGuard)
     }
 
-    /// Every caller's request holds the transport while it runs, so what is left at the end
-    /// is only refused bodies still draining: their tasks are cancelled with the sessions.
+    /// Lets the sessions finish what they run and go. Not `invalidateAndCancel()`: on Linux it
+    /// waits for the sessions' work queue, and a deinit may run on a thread of the concurrency
+    /// pool, which that wait would hold while a refused body drains (a suite stalled so).
     deinit {
-        requests.session.invalidateAndCancel()
-        if tokenRequests.session !== requests.session { tokenRequests.session.invalidateAndCancel() }
+        requests.session.finishTasksAndInvalidate()
+        if tokenRequests.session !== requests.session { tokenRequests.session.finishTasksAndInvalidate() }
     }
 
     /// The most bytes one body has held in this transport's buffers, for tests of the cap.

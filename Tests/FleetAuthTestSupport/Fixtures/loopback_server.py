@@ -12,7 +12,7 @@ Routes: /token/{shape} (a token in that response shape), /token/driver/{vehicleI
 /v1/providers/{project}/{collection}/{id} (the fleet service), /conformance/... (the
 transport conformance suite and hostile answers: redirect-elsewhere/{status}/{key} points at
 the fixture's second port, another origin of the same host, which counts what reaches it
-as `elsewhere-<key>` and `elsewhere-credential-<key>`; gzip?mib=N; chunked-endless[?paced];
+as `elsewhere-<key>` and `elsewhere-credential-<key>`; gzip?mib=N; chunked-endless[?mib=N];
 echo-401), and GET /stats: a JSON object
 of counts since the server started (token requests under the shape's name, such as
 `jwt-expiration-timestamp`; fleet calls as `fleet-accepted-<id>` and `fleet-rejected-<id>`),
@@ -282,7 +282,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if parts == ["gzip"]:
             return self.gzip_bomb(min(int(query.get("mib", "1")), 1024))
         if parts == ["chunked-endless"]:
-            return self.chunked_endless(paced="paced" in query)
+            return self.chunked_endless(limit=int(query.get("mib", "0")) << 20)
         if parts == ["echo-401"]:
             # A backend that refuses and echoes every header it was sent.
             echoed = "; ".join(f"{k}={v}" for k, v in self.headers.items())
@@ -347,21 +347,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def chunked_endless(self, paced):
-        """A chunked body that never ends, written as fast as the client reads; `paced`, at
-        about 64 MiB/s (a chunk a millisecond), so that a test's endless body does not take
-        the fixture's threads and a core from the tests running beside it."""
+    def chunked_endless(self, limit):
+        """A chunked body that never ends, written as fast as the client reads; with `mib`, one
+        that ends after that many MiB: as good as endless against a transport's cap, and its
+        drain ends, so that a test's body does not hold the fixture and a core for minutes."""
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         chunk = b"a" * 65536
         framed = b"%x\r\n" % len(chunk) + chunk + b"\r\n"
+        sent = 0
         try:
-            while True:
+            while not limit or sent < limit:
                 self.wfile.write(framed)
-                if paced:
-                    time.sleep(0.001)
+                sent += len(chunk)
+            self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             pass
         self.close_connection = True
