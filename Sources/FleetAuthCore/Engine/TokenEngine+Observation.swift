@@ -15,6 +15,7 @@ extension TokenEngine {
             let earlier = state.changes
             state.changes.removeAll()
             state.watched = true
+            if state.signedOut, let scope { state.signedOutScopes.insert(scope) }
             for scope in scope.map({ [$0] }) ?? Array(state.knownScopes) {
                 state.noteChange(of: scope, at: now)
             }
@@ -73,7 +74,7 @@ extension TokenEngine {
 
     /// How many scopes have an outage or rejected values kept: for tests of their bound.
     package var keptFailureScopes: (outages: Int, rejected: Int) {
-        state.withLock { ($0.outages.count, $0.rejected.count) }
+        state.withLock { ($0.gates.count, $0.rejected.count) }
     }
 
     /// Counts of what the engine has done so far, and what it holds now.

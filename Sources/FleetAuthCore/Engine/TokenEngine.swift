@@ -75,6 +75,8 @@ package final class TokenEngine: Sendable {
     /// arrives; if the fetch fails, this throws and the cached token is kept.
     package func refreshedToken(for scope: AuthorizationScope) async throws -> AuthToken {
         let scope = servingScope(for: try scope.validated())
+        // Asked by the app: any backoff starts over.
+        withState { $0.gates[scope]?.restart() }
         return try await waitForFetch(scope, forced: true)
     }
 

@@ -69,6 +69,9 @@ public struct FleetAuthError: Error, CustomStringConvertible {
         /// vehicle, what an app reported, or the token the fleet service just refused.
         case scopeMismatch, fleetMismatch, audienceMismatch, wildcardRefused, tokenMismatch
         case rejectedTokenReissued
+        /// The fleet service rejected several freshly minted tokens in a row: the scope waits
+        /// before asking the backend for another.
+        case tokensRefused
         /// `invalidateAll()` ran while the fetch was in flight.
         case signedOut
 
@@ -90,7 +93,7 @@ public struct FleetAuthError: Error, CustomStringConvertible {
                 .lifetimeTooLong, .emptyProviderResponse:
                 .malformedResponse
             case .scopeMismatch, .fleetMismatch, .audienceMismatch, .wildcardRefused, .tokenMismatch,
-                .rejectedTokenReissued:
+                .rejectedTokenReissued, .tokensRefused:
                 .tokenMismatch
             case .tokenExpired, .lifetimeTooShort: .tokenExpired
             case .signedOut: .signedOut
