@@ -32,7 +32,7 @@ extension TokenEngine {
         let registration: Registration = withState { state in
             if Task.isCancelled { return .cancelled }
             // The app asks for a token again: it has signed in.
-            if state.signedOut { state.signIn(at: now) }
+            if state.signedOut { state.signIn(asking: scope, at: now) }
             // Re-check under the lock: a fetch may have finished since the fast path.
             if !forced {
                 let lookup = state.lookUp(scope, at: now)

@@ -145,13 +145,14 @@ struct TokenEngineState {
         return flightID
     }
 
-    /// Ends the sign-out: the app asks for a token again. Every scope that stood `signedOut`
-    /// now stands as it is (`noToken` until it is fetched).
-    mutating func signIn(at now: TimeInterval) {
+    /// Ends the sign-out: the app asks for a token for `asked` again. Every other scope that
+    /// stood `signedOut` now stands as it is (`noToken` until it is fetched); `asked` is
+    /// noted with its fetch.
+    mutating func signIn(asking asked: AuthorizationScope, at now: TimeInterval) {
         signedOut = false
         let scopes = signedOutScopes
         signedOutScopes = []
-        for scope in scopes { noteChange(of: scope, at: now) }
+        for scope in scopes where scope != asked { noteChange(of: scope, at: now) }
     }
 
     /// Whether no fetch task runs, background refreshes included.

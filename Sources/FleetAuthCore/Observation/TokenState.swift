@@ -32,9 +32,16 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
         /// renewing before then.
         public static let refreshRefused = Phase(value: .refreshRefused)
         /// No usable token and the last fetch failed with its retries used up
-        /// (``TokenState/error``): calls that need a token fail until a fetch succeeds.
+        /// (``TokenState/error``): calls that need a token fail until a fetch succeeds. While
+        /// the same failure repeats (a refused credential asked again and again) the state
+        /// stays `failed`, delivered once, and ``TokenState/nextAttemptAt`` says when the next
+        /// request may go.
         public static let failed = Phase(value: .failed)
-        /// Every token was dropped by `invalidateAll()` (sign-out).
+        /// Every token was dropped by `invalidateAll()` (sign-out). Every context stands so,
+        /// held before or not, in `tokenState(for:)` and in streams opened later, until the app
+        /// next asks for a token (`token(for:)`, `fetchToken(with:)`, `refresh(for:)`,
+        /// `prefetch(_:)`); a look at the cache alone (`cachedUsableToken(for:)`) does not end
+        /// it. Show the sign-in screen.
         public static let signedOut = Phase(value: .signedOut)
 
         /// `noToken`, `fresh`, `refreshing`, `degraded`, `refreshRefused`, `failed` or `signedOut`.
