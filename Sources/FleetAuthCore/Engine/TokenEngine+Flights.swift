@@ -76,6 +76,7 @@ extension TokenEngine {
 
     /// Starts the task that runs flight `flightID` and records it in the slot.
     func launch(flight flightID: UInt64, for scope: AuthorizationScope) {
+        warnIfDuplicate(serving: scope)
         state.withLock { $0.runningTasks += 1 }
         let task = clock.startTask { await self.run(flight: flightID, for: scope) }
         let orphaned = withState { state -> Bool in

@@ -29,6 +29,10 @@ package final class TokenEngine: Sendable {
     /// different threads reach the streams in the order they were noted, none dropped.
     /// A bare lock: it guards no value, only the order of publishing.
     let publication = NSLock()
+    /// The engines this one shares an endpoint and clock with (``EngineRegistry``), and
+    /// whether it has warned of one serving a scope it fetches.
+    let registryGroup: String
+    let warnedDuplicate = LockedState(false)
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     package init(configuration: TokenProviderConfiguration) throws(FleetAuthError) {
@@ -53,6 +57,8 @@ package final class TokenEngine: Sendable {
         self.state = LockedState(TokenEngineState(capacity: configuration.cacheCapacity))
         self.states = TokenStateBroadcaster(beforePublishing: configuration.beforePublishingState)
         self.tasksShareVehicleTokens = !configuration.endpoint.requestNamesTask
+        self.registryGroup = EngineRegistry.group(of: configuration)
+        EngineRegistry.shared.add(self, to: registryGroup)
     }
 
     /// Runs `body` on the state with the lock held, then publishes the token states it
@@ -73,7 +79,26 @@ package final class TokenEngine: Sendable {
         if let observer { observer(TokenEvent(detail())) }
     }
 
+    /// Warns, once, when another engine alive in this process serves `scope` from the same
+    /// endpoint: called as a fetch starts, so the one provider of an app pays a lookup in an
+    /// empty group.
+    func warnIfDuplicate(serving scope: AuthorizationScope) {
+        guard !warnedDuplicate.withLock({ $0 }) else { return }
+        let others = EngineRegistry.shared.others(of: self, in: registryGroup)
+        guard !others.isEmpty else { return }
+        let serving = others.filter { other in
+            other.state.withLock { $0.cache.peek(scope) != nil || $0.flights[scope] != nil }
+        }
+        guard !serving.isEmpty else { return }
+        let first = warnedDuplicate.withLock { warned in
+            defer { warned = true }
+            return !warned
+        }
+        if first { emit(.duplicateProvider(scope, providers: serving.count + 1)) }
+    }
+
     deinit {
+        EngineRegistry.shared.remove(ObjectIdentifier(self), from: registryGroup)
         states.finish()
     }
 }

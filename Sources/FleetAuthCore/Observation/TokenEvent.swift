@@ -22,7 +22,8 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         case .fetchStarted(let scope, _), .fetchSucceeded(let scope, _, _, _), .fetchFailed(let scope, _, _, _),
             .servedFresh(let scope, _), .failureReplayed(let scope, _), .servedStale(let scope, _),
             .servedDegraded(let scope, _, _, _), .clockDisagreement(let scope, _, _), .refreshScheduled(let scope),
-            .invalidated(let scope, _, _), .evicted(let scope, _, _), .notSent(let scope, _, _):
+            .invalidated(let scope, _, _), .evicted(let scope, _, _), .notSent(let scope, _, _),
+            .duplicateProvider(let scope, _):
             scope
         case .invalidatedAll: nil
         }
@@ -98,6 +99,9 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         /// cancelled or signed out first, or the retry deadline ran out; `retryIn` as for
         /// `fetchFailed`.
         case notSent(AuthorizationScope, error: FleetAuthError, retryIn: TimeInterval?)
+        /// Another provider in this process serves the scope from the same token endpoint;
+        /// `providers` counts them, this one included.
+        case duplicateProvider(AuthorizationScope, providers: Int)
 
         /// One line, without token values.
         package var description: String {
@@ -129,6 +133,9 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
             case .evicted(let scope, true, let capacity):
                 return
                     "evictedUsable \(scope) while its token was still usable: more contexts are in use than cacheCapacity (\(capacity)) holds, and each one dropped is fetched again; raise cacheCapacity above the number of vehicles and trips served"
+            case .duplicateProvider(let scope, let providers):
+                return
+                    "duplicateProvider \(scope): \(providers) providers in this process fetch its token from the same endpoint, each its own token, so the backend mints one per provider; make one provider per app and hand it to everything that needs tokens"
             case .notSent(let scope, let error, let retryIn):
                 let retry = retryIn.map { ", retry in \(seconds($0))" } ?? ""
                 return "requestNotSent \(scope) \(error.reason)\(retry)"
