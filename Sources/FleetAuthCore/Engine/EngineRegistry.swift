@@ -1,20 +1,29 @@
 import Foundation
 
-/// The engines alive in this process, grouped by where they fetch from: the same token
+/// Which engines alive in this process serve which scope from where: the same token
 /// endpoint URL on the same clock (every real clock is one; a manual clock is a world of its
-/// own). It lets an engine see, when it starts a fetch, whether another provider already
-/// serves that scope from that endpoint: two providers each fetch and cache their own token,
-/// so the backend mints one per provider.
+/// own). It lets an engine see, as it starts a fetch, whether another provider already serves
+/// that scope from that endpoint: two providers each fetch and cache their own token, so the
+/// backend mints one per provider.
+///
+/// Each engine records only the first ``scopesPerEngine`` scopes it fetches (the duplicates
+/// apps make, a reporter and an adapter each given a provider of their own, show at the first
+/// fetch), so the registry stays small and a check costs a dictionary lookup, however many
+/// engines and scopes there are.
 final class EngineRegistry: Sendable {
-    /// A reference that does not keep its engine alive.
-    private struct Member: Sendable {
-        weak var engine: TokenEngine?
+    /// A scope served from a group's endpoint.
+    private struct Key: Hashable {
+        let group: String
+        let scope: AuthorizationScope
     }
+
+    /// How many scopes each engine records.
+    static let scopesPerEngine = 64
 
     /// The registry of this process.
     static let shared = EngineRegistry()
 
-    private let groups = LockedState<[String: [ObjectIdentifier: Member]]>([:])
+    private let servers = LockedState<[Key: Set<ObjectIdentifier>]>([:])
 
     /// The group an engine of `configuration` belongs to.
     static func group(of configuration: TokenProviderConfiguration) -> String {
@@ -22,24 +31,24 @@ final class EngineRegistry: Sendable {
         return "\(clock ?? "real") \(configuration.endpoint.url)"
     }
 
-    /// Adds `engine` to `group`.
-    func add(_ engine: TokenEngine, to group: String) {
-        groups.withLock { $0[group, default: [:]][ObjectIdentifier(engine)] = Member(engine: engine) }
-    }
-
-    /// Removes the engine `id` from `group` (called as it goes away).
-    func remove(_ id: ObjectIdentifier, from group: String) {
-        groups.withLock { groups in
-            groups[group]?[id] = nil
-            if groups[group]?.isEmpty == true { groups[group] = nil }
+    /// Records that engine `id` of `group` serves `scope`; returns how many engines alive
+    /// serve it from there, this one included.
+    func add(_ id: ObjectIdentifier, serving scope: AuthorizationScope, in group: String) -> Int {
+        servers.withLock { servers in
+            let key = Key(group: group, scope: scope)
+            servers[key, default: []].insert(id)
+            return servers[key]?.count ?? 0
         }
     }
 
-    /// The other engines alive in `engine`'s group; none for the one provider of an app.
-    func others(of engine: TokenEngine, in group: String) -> [TokenEngine] {
-        groups.withLock { groups in
-            guard let members = groups[group], members.count > 1 else { return [] }
-            return members.values.compactMap { $0.engine }.filter { $0 !== engine }
+    /// Forgets engine `id` of `group`, which served `scopes` (called as it goes away).
+    func remove(_ id: ObjectIdentifier, serving scopes: [AuthorizationScope], in group: String) {
+        servers.withLock { servers in
+            for scope in scopes {
+                let key = Key(group: group, scope: scope)
+                servers[key]?.remove(id)
+                if servers[key]?.isEmpty == true { servers[key] = nil }
+            }
         }
     }
 }

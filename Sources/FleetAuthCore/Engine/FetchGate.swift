@@ -169,7 +169,7 @@ package struct FetchGate: Sendable {
         }
         let wait = Self.wait(after: rejections, retry: retry, randomUnit: randomUnit)
         rejection = FleetAuthError(
-            reason: .tokensRefused,
+            reason: .tokenMismatch,
             message:
                 "The fleet service rejected \(rejections) tokens in a row, each within a minute of its arrival: the backend mints tokens the service refuses (check the audience, the project and the claims it mints), so they are not fetched again for a while.",
             scope: scope)

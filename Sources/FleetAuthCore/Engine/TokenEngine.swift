@@ -29,10 +29,11 @@ package final class TokenEngine: Sendable {
     /// different threads reach the streams in the order they were noted, none dropped.
     /// A bare lock: it guards no value, only the order of publishing.
     let publication = NSLock()
-    /// The engines this one shares an endpoint and clock with (``EngineRegistry``), and
-    /// whether it has warned of one serving a scope it fetches.
+    /// The endpoint and clock this engine shares with any other in the process
+    /// (``EngineRegistry``), the scopes it recorded there, and whether it has warned of
+    /// another provider serving one of them.
     let registryGroup: String
-    let warnedDuplicate = LockedState(false)
+    let registered = LockedState<(scopes: [AuthorizationScope], warned: Bool)>(([], false))
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     package init(configuration: TokenProviderConfiguration) throws(FleetAuthError) {
@@ -58,7 +59,6 @@ package final class TokenEngine: Sendable {
         self.states = TokenStateBroadcaster(beforePublishing: configuration.beforePublishingState)
         self.tasksShareVehicleTokens = !configuration.endpoint.requestNamesTask
         self.registryGroup = EngineRegistry.group(of: configuration)
-        EngineRegistry.shared.add(self, to: registryGroup)
     }
 
     /// Runs `body` on the state with the lock held, then publishes the token states it
@@ -80,25 +80,29 @@ package final class TokenEngine: Sendable {
     }
 
     /// Warns, once, when another engine alive in this process serves `scope` from the same
-    /// endpoint: called as a fetch starts, so the one provider of an app pays a lookup in an
-    /// empty group.
+    /// endpoint: called as a fetch starts, for the first scopes it fetches
+    /// (``EngineRegistry/scopesPerEngine``).
     func warnIfDuplicate(serving scope: AuthorizationScope) {
-        guard !warnedDuplicate.withLock({ $0 }) else { return }
-        let others = EngineRegistry.shared.others(of: self, in: registryGroup)
-        guard !others.isEmpty else { return }
-        let serving = others.filter { other in
-            other.state.withLock { $0.cache.peek(scope) != nil || $0.flights[scope] != nil }
+        let records = registered.withLock { registered -> Bool in
+            guard !registered.warned, registered.scopes.count < EngineRegistry.scopesPerEngine,
+                !registered.scopes.contains(scope)
+            else { return false }
+            registered.scopes.append(scope)
+            return true
         }
-        guard !serving.isEmpty else { return }
-        let first = warnedDuplicate.withLock { warned in
-            defer { warned = true }
-            return !warned
+        guard records else { return }
+        let serving = EngineRegistry.shared.add(ObjectIdentifier(self), serving: scope, in: registryGroup)
+        guard serving > 1 else { return }
+        let first = registered.withLock { registered in
+            defer { registered.warned = true }
+            return !registered.warned
         }
-        if first { emit(.duplicateProvider(scope, providers: serving.count + 1)) }
+        if first { observer?(.duplicateProvider(scope, providers: serving)) }
     }
 
     deinit {
-        EngineRegistry.shared.remove(ObjectIdentifier(self), from: registryGroup)
+        let scopes = registered.withLock { $0.scopes }
+        if !scopes.isEmpty { EngineRegistry.shared.remove(ObjectIdentifier(self), serving: scopes, in: registryGroup) }
         states.finish()
     }
 }

@@ -69,9 +69,6 @@ public struct FleetAuthError: Error, CustomStringConvertible {
         /// vehicle, what an app reported, or the token the fleet service just refused.
         case scopeMismatch, fleetMismatch, audienceMismatch, wildcardRefused, tokenMismatch
         case rejectedTokenReissued
-        /// The fleet service rejected several freshly minted tokens in a row: the scope waits
-        /// before asking the backend for another.
-        case tokensRefused
         /// `invalidateAll()` ran while the fetch was in flight.
         case signedOut
 
@@ -93,7 +90,7 @@ public struct FleetAuthError: Error, CustomStringConvertible {
                 .lifetimeTooLong, .emptyProviderResponse:
                 .malformedResponse
             case .scopeMismatch, .fleetMismatch, .audienceMismatch, .wildcardRefused, .tokenMismatch,
-                .rejectedTokenReissued, .tokensRefused:
+                .rejectedTokenReissued:
                 .tokenMismatch
             case .tokenExpired, .lifetimeTooShort: .tokenExpired
             case .signedOut: .signedOut

@@ -10,20 +10,33 @@ public import Foundation
 /// Observers are called synchronously on the thread that caused the event, outside any
 /// lock: keep them short and non-blocking.
 public struct TokenEvent: Sendable, CustomStringConvertible {
-    /// What happened, in full: what the engine's tests and the endpoint checker read.
+    /// What happened, in full: what the engine's tests and the endpoint checker read. For a
+    /// ``notice`` it is `invalidatedAll`, standing in: read the notice.
     package let detail: Detail
+    /// An event of a kind added after 1.0.0, which `Detail` (whose cases are part of the
+    /// package's API) has no case for: its kind, level, scope and text; `nil` for the others.
+    package let notice: Notice?
+
+    /// An event that `Detail` has no case for.
+    package struct Notice: Sendable {
+        let kind: Kind
+        let level: TokenEventLevel
+        let scope: AuthorizationScope
+        /// One line, without token values, starting with the kind.
+        let text: String
+    }
 
     /// How much the event matters, for filtering what gets logged.
-    public var level: TokenEventLevel { detail.level }
+    public var level: TokenEventLevel { notice?.level ?? detail.level }
 
     /// The vehicle or trip the event is about; `nil` for `invalidateAll()`.
     public var scope: AuthorizationScope? {
-        switch detail {
+        if let notice { return notice.scope }
+        return switch detail {
         case .fetchStarted(let scope, _), .fetchSucceeded(let scope, _, _, _), .fetchFailed(let scope, _, _, _),
             .servedFresh(let scope, _), .failureReplayed(let scope, _), .servedStale(let scope, _),
             .servedDegraded(let scope, _, _, _), .clockDisagreement(let scope, _, _), .refreshScheduled(let scope),
-            .invalidated(let scope, _, _), .evicted(let scope, _, _), .notSent(let scope, _, _),
-            .duplicateProvider(let scope, _):
+            .invalidated(let scope, _, _), .evicted(let scope, _, _), .notSent(let scope, _, _):
             scope
         case .invalidatedAll: nil
         }
@@ -72,9 +85,29 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
 
     /// One line, without token values, starting with what happened:
     /// `fetchSucceeded vehicle v-42 tok_1a2b3c4d in 0.200 s, expires in 3599 s`.
-    public var description: String { detail.description }
+    public var description: String { notice?.text ?? detail.description }
 
-    package init(_ detail: Detail) { self.detail = detail }
+    package init(_ detail: Detail) {
+        self.detail = detail
+        self.notice = nil
+    }
+
+    /// The event of a notice.
+    package init(_ notice: Notice) {
+        self.detail = .invalidatedAll
+        self.notice = notice
+    }
+
+    /// Another provider in this process serves `scope` from the same token endpoint;
+    /// `providers` counts them, this one included.
+    package static func duplicateProvider(_ scope: AuthorizationScope, providers: Int) -> TokenEvent {
+        TokenEvent(
+            Notice(
+                kind: .duplicateProvider, level: .warning, scope: scope,
+                text:
+                    "duplicateProvider \(scope): \(providers) providers in this process fetch its token from the same endpoint, each its own token, so the backend mints one per provider; make one provider per app and hand it to everything that needs tokens"
+            ))
+    }
 
     /// Every event the engine emits: the cases of ``Kind``, documented there, with what each
     /// carries. A failed attempt is one case, `fetchFailed`, whose kind is `fetchRetried` when
@@ -99,9 +132,6 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         /// cancelled or signed out first, or the retry deadline ran out; `retryIn` as for
         /// `fetchFailed`.
         case notSent(AuthorizationScope, error: FleetAuthError, retryIn: TimeInterval?)
-        /// Another provider in this process serves the scope from the same token endpoint;
-        /// `providers` counts them, this one included.
-        case duplicateProvider(AuthorizationScope, providers: Int)
 
         /// One line, without token values.
         package var description: String {
@@ -133,9 +163,6 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
             case .evicted(let scope, true, let capacity):
                 return
                     "evictedUsable \(scope) while its token was still usable: more contexts are in use than cacheCapacity (\(capacity)) holds, and each one dropped is fetched again; raise cacheCapacity above the number of vehicles and trips served"
-            case .duplicateProvider(let scope, let providers):
-                return
-                    "duplicateProvider \(scope): \(providers) providers in this process fetch its token from the same endpoint, each its own token, so the backend mints one per provider; make one provider per app and hand it to everything that needs tokens"
             case .notSent(let scope, let error, let retryIn):
                 let retry = retryIn.map { ", retry in \(seconds($0))" } ?? ""
                 return "requestNotSent \(scope) \(error.reason)\(retry)"

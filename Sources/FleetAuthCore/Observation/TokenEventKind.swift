@@ -67,7 +67,8 @@ extension TokenEvent {
 
     /// What kind of thing happened.
     public var kind: Kind {
-        switch detail {
+        if let notice { return notice.kind }
+        return switch detail {
         case .servedFresh: .servedFresh
         case .servedStale: .servedStale
         case .servedDegraded: .servedDegraded
@@ -88,7 +89,6 @@ extension TokenEvent {
         case .clockDisagreement: .clockDisagreement
         case .evicted(_, let usable, _): usable ? .evictedUsable : .evicted
         case .notSent: .requestNotSent
-        case .duplicateProvider: .duplicateProvider
         }
     }
 

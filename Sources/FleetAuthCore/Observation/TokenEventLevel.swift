@@ -23,7 +23,7 @@ extension TokenEvent.Detail {
         case .evicted(_, let usable, _): return usable ? .warning : .info
         case .fetchFailed(_, _, _, let retryIn): return retryIn == nil ? .error : .warning
         case .notSent: return .warning
-        case .servedDegraded, .clockDisagreement, .duplicateProvider: return .warning
+        case .servedDegraded, .clockDisagreement: return .warning
         }
     }
 }

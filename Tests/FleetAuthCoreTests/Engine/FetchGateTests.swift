@@ -119,7 +119,7 @@ struct FetchGateTests {
             now = max(now, gate.nextRequestAt) + 1
         }
         #expect(waits == [0, 10, 20, 40, 80, 160, 300, 300])
-        #expect(gate.rejection?.reason == .tokensRefused)
+        #expect(gate.rejection?.code == .tokenMismatch)
         // A token that lived past a minute before its rejection starts the count over.
         gate.tokenRejected(age: 61, scope: scope, at: now, wallNow: wall, retry: retry, randomUnit: 0.5)
         #expect(gate.allowsRequest(at: now) && gate.rejection == nil)
