@@ -15,10 +15,13 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// The least life a returned token has left: a token with exactly this much left is
     /// still handed out (the platform contract's "at least 5 minutes"), one with a moment less
     /// is not (except degraded during an outage, down to ``outageFloor``). Default 300 s: the
-    /// fleet service needs time to accept the request that carries it.
+    /// fleet service needs time to accept the request that carries it. Capped at a quarter of
+    /// each token's lifetime (900 s for a one-hour token, 30 s for a two-minute one), so that
+    /// a short-lived token is still handed out; a value above a quarter of
+    /// ``maximumLifetime`` (900 s by default) can never hold, and a provider refuses it.
     public var minimumRemainingLifetime: TimeInterval
-    /// How long before expiry a background refresh starts. Default 600 s. The outage
-    /// reserve widens it: the refresh starts no later than ``outageFloor`` plus
+    /// How long before expiry a background refresh starts. Default 600 s. Capped at half of
+    /// each token's lifetime (1800 s for a one-hour token). The outage reserve widens it: the refresh starts no later than ``outageFloor`` plus
     /// ``outageTolerance`` before expiry, so `refreshWindow: 180` alone, with the other
     /// defaults, starts refreshing 360 s before expiry (set `outageTolerance` lower for less).
     public var refreshWindow: TimeInterval
@@ -39,11 +42,13 @@ public struct RefreshPolicy: Sendable, Hashable {
     public var refreshJitter: TimeInterval
     /// How long a token-backend outage, starting at any moment, is ridden out without a
     /// failed lookup. Default 300 s. Each extra minute costs tokens: see the table in
-    /// the FleetAuthCore documentation ("Bad days"). Scaled down for short-lived tokens
-    /// (at most a quarter of the lifetime).
+    /// the FleetAuthCore documentation ("Bad days"). Capped at a quarter of each token's
+    /// lifetime (900 s for a one-hour token).
     public var outageTolerance: TimeInterval
     /// The least life a token served degraded (during an outage, below
-    /// `minimumRemainingLifetime`) has left. Default 60 s.
+    /// `minimumRemainingLifetime`) has left. Default 60 s. At most
+    /// ``minimumRemainingLifetime`` (a provider refuses more), and capped like it at a quarter
+    /// of each token's lifetime.
     public var outageFloor: TimeInterval
     /// Whether a cached token is served below ``minimumRemainingLifetime`` (down to
     /// ``outageFloor``) while the backend fails for a transient reason. Default `true`.
@@ -164,19 +169,44 @@ public struct RefreshPolicy: Sendable, Hashable {
             lastUsableLife(forLifetime: lifetime) + min(outageTolerance, lifetime / 4))
     }
 
-    /// Throws `invalidConfiguration` when the numbers cannot work together.
+    /// Throws `invalidConfiguration` when the numbers cannot work together, naming the
+    /// setting and the bound it breaks: a setting no accepted token can satisfy is refused,
+    /// not capped in silence.
     package func validate() throws(FleetAuthError) {
-        let values = [
-            minimumRemainingLifetime, refreshWindow, maximumLifetime, minimumLifetime, expiryTolerance,
-            latencyMultiplier, refreshJitter, outageTolerance, outageFloor,
+        func refuse(_ message: String) -> FleetAuthError {
+            FleetAuthError(reason: .invalidConfiguration, message: "RefreshPolicy: \(message)")
+        }
+        func seconds(_ value: TimeInterval) -> String {
+            value.rounded() == value && abs(value) < 1e15 ? "\(Int(value)) s" : "\(value) s"
+        }
+        let values: KeyValuePairs<String, TimeInterval> = [
+            "minimumRemainingLifetime": minimumRemainingLifetime, "refreshWindow": refreshWindow,
+            "maximumLifetime": maximumLifetime, "minimumLifetime": minimumLifetime,
+            "expiryTolerance": expiryTolerance, "latencyMultiplier": latencyMultiplier,
+            "refreshJitter": refreshJitter, "outageTolerance": outageTolerance, "outageFloor": outageFloor,
         ]
-        guard values.allSatisfy({ $0.isFinite && $0 >= 0 }), refreshWindow >= minimumRemainingLifetime,
-            maximumLifetime >= minimumLifetime, outageFloor <= minimumRemainingLifetime
-        else {
-            throw FleetAuthError(
-                reason: .invalidConfiguration,
-                message:
-                    "The refresh policy needs finite, non-negative values with refreshWindow ≥ minimumRemainingLifetime, maximumLifetime ≥ minimumLifetime and outageFloor ≤ minimumRemainingLifetime."
+        for (name, value) in values where !(value.isFinite && value >= 0) {
+            throw refuse("`\(name)` must be a finite number, 0 or more (it is \(value)).")
+        }
+        guard maximumLifetime >= minimumLifetime else {
+            throw refuse(
+                "`maximumLifetime` (\(seconds(maximumLifetime))) is below `minimumLifetime` (\(seconds(minimumLifetime))): no token would be accepted; set maximumLifetime ≥ minimumLifetime."
+            )
+        }
+        let longestMargin = minimumRemaining(forLifetime: maximumLifetime)
+        guard minimumRemainingLifetime <= longestMargin else {
+            throw refuse(
+                "`minimumRemainingLifetime` (\(seconds(minimumRemainingLifetime))) cannot hold: the margin is at most a quarter of a token's lifetime, and `maximumLifetime` (\(seconds(maximumLifetime))) allows at most \(seconds(longestMargin)). Set minimumRemainingLifetime to \(seconds(longestMargin)) or less."
+            )
+        }
+        guard refreshWindow >= minimumRemainingLifetime else {
+            throw refuse(
+                "`refreshWindow` (\(seconds(refreshWindow))) is below `minimumRemainingLifetime` (\(seconds(minimumRemainingLifetime))): a token would run out of use before its refresh starts; set refreshWindow ≥ minimumRemainingLifetime."
+            )
+        }
+        guard outageFloor <= minimumRemainingLifetime else {
+            throw refuse(
+                "`outageFloor` (\(seconds(outageFloor))) is above `minimumRemainingLifetime` (\(seconds(minimumRemainingLifetime))): a token served during an outage keeps at least the floor, which is at most the minimum remaining lifetime; set outageFloor ≤ minimumRemainingLifetime."
             )
         }
     }

@@ -6,7 +6,10 @@ public import Foundation
 /// backoff and jitter, at most `maximumAttempts` times in all and never past
 /// `deadline`; a `Retry-After` from the backend lengthens the wait. Other failures are
 /// returned at once. After a failed fetch the scope cools down for `failureCooldown`:
-/// callers that need the network get the same error without a new request.
+/// callers that need the network get the same error without a new request. When the
+/// backend refuses for good (a 401 or 403 to the app's credential, or another answer no retry
+/// fixes) fetch after fetch, each cooldown is twice the one before, up to 5 minutes (±10 %
+/// with the default `jitter`), until a fetch succeeds, `refresh(for:)` or `invalidateAll()`.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per fetch, the first included. Default 4.
     public var maximumAttempts: Int
@@ -21,7 +24,9 @@ public struct RetryPolicy: Sendable, Hashable {
     public var jitter: Double
     /// The most time one fetch may take, all attempts and waits included. Default 30 s.
     public var deadline: TimeInterval
-    /// How long a scope keeps failing fast after a failed fetch. Default 5 s.
+    /// How long a scope keeps failing fast after a failed fetch. Default 5 s. After refusals
+    /// in a row it doubles each time, capped at 5 minutes (or at this cooldown if longer),
+    /// moved by up to half of ``jitter`` either way; 0 turns both off.
     public var failureCooldown: TimeInterval
 
     /// Creates a policy; each argument sets the property of the same name.

@@ -31,20 +31,20 @@ extension TokenEngine {
         let now = clock.uptime()
         let registration: Registration = withState { state in
             if Task.isCancelled { return .cancelled }
+            // The app asks for a token again: it has signed in.
+            if state.signedOut { state.signIn(asking: scope, at: now) }
             // Re-check under the lock: a fetch may have finished since the fast path.
             if !forced {
                 let lookup = state.lookUp(scope, at: now)
                 if case .miss = lookup {} else { return .served(lookup) }
             }
-            if !forced, let outage = state.outages[scope] {
-                if let flight = state.flights[scope], flight.retriesInBackground {
-                    // The backend is down and a flight keeps retrying: fail fast.
-                    state.flights[scope]?.demanded = true
-                    return .replayed(outage.failure(at: now))
-                }
-                if state.flights[scope] == nil, outage.replayUntil > now {
-                    return .replayed(outage.failure(at: now))
-                }
+            if !forced,
+                let held = state.gates[scope]?.heldError(
+                    flightInBackground: state.flights[scope]?.retriesInBackground, at: now)
+            {
+                // A fetch retrying in the background: someone still needs a token.
+                state.flights[scope]?.demanded = true
+                return .replayed(held)
             }
             state.waits += 1
             if let flight = state.flights[scope] {
@@ -76,6 +76,7 @@ extension TokenEngine {
 
     /// Starts the task that runs flight `flightID` and records it in the slot.
     func launch(flight flightID: UInt64, for scope: AuthorizationScope) {
+        warnIfDuplicate(serving: scope)
         state.withLock { $0.runningTasks += 1 }
         let task = clock.startTask { await self.run(flight: flightID, for: scope) }
         let orphaned = withState { state -> Bool in
@@ -95,7 +96,7 @@ extension TokenEngine {
             if state.flights[scope]?.id == flightID, let since = state.flights[scope]?.waitedSince {
                 state.flights[scope]?.waitedSince = max(since, started)
             }
-            return (state.outages[scope]?.attempts ?? 0) + 1
+            return state.gates[scope]?.nextAttempt ?? 1
         }
         let waitersDeadline = configuration.retry.deadline
         let result = await fetcher.fetch(
@@ -130,6 +131,11 @@ extension TokenEngine {
         let refresh = configuration.refresh
         let randomUnit = fetcher.randomUnit()
         let spreadUnit = fetcher.randomUnit()
+        // A refusal's wait is drawn only for a refusal: an outage takes the draws it always took.
+        var refusal: (unit: Double, wallNow: Date)?
+        if case .failure(let error) = fetched {
+            refusal = (FetchGate.isRefusal(error) ? fetcher.randomUnit() : 0.5, clock.now())
+        }
         var evicted: (scope: AuthorizationScope, usable: Bool)?
         typealias Outcome = (
             waiters: [TokenEngineState.Waiter], result: Result<AuthToken, FleetAuthError>,
@@ -157,7 +163,7 @@ extension TokenEngine {
                 // out, the end of an outage) may share its minute with a whole fleet's:
                 // spread its refresh. One fetched on schedule keeps the phase.
                 let onSchedule = previous.map { now <= $0.expiringAt } ?? false
-                if refresh.spreadsRefreshes, !onSchedule || state.outages[scope] != nil {
+                if refresh.spreadsRefreshes, !onSchedule || state.gates[scope]?.outage != nil {
                     entry.spreadRefresh(from: now, unit: spreadUnit)
                 }
                 if let dropped = state.cache.store(entry) {
@@ -167,14 +173,16 @@ extension TokenEngine {
                     evicted = (dropped.scope, usable)
                     state.forget(dropped.scope)
                 }
-                state.outages[scope] = nil
+                state.gates[scope]?.fetchSucceeded(replaced: previous != nil)
+                if state.gates[scope]?.isEmpty == true { state.gates[scope] = nil }
             case .failure(let error):
-                var outage = state.outages[scope] ?? TokenEngineState.Outage(since: started, error: error)
-                outage.error = error
-                outage.replayUntil = now + configuration.retry.failureCooldown
-                state.outages[scope] = outage
+                var gate = state.gates[scope] ?? FetchGate()
+                gate.fetchFailed(
+                    error, startedAt: started, at: now, wallNow: refusal?.wallNow ?? clock.now(),
+                    retry: configuration.retry, randomUnit: refusal?.unit ?? 0.5)
+                state.gates[scope] = gate
                 state.boundPerScopeState()
-                result = .failure(outage.failure(at: now))
+                result = .failure(gate.outage?.failure(at: now) ?? error)
             }
             state.noteChange(of: scope, at: now)
             if let evicted { state.noteChange(of: evicted.scope, at: now) }
@@ -215,12 +223,12 @@ extension TokenEngine {
         )
         let outcome = withState { state -> Outcome in
             guard var flight = state.flights[scope], flight.id == flightID else { return (false, nil, [], error) }
-            var outage = state.outages[scope] ?? TokenEngineState.Outage(since: flight.startedAt, error: error)
-            outage.error = error
-            outage.attempts = max(outage.attempts, attempt)
+            var gate = state.gates[scope] ?? FetchGate()
+            gate.attemptFailed(error, attempt: attempt, flightStartedAt: flight.startedAt)
             flight.failedAttempts += 1
-            state.outages[scope] = outage
+            state.gates[scope] = gate
             state.boundPerScopeState()
+            let outage = gate.outage ?? FetchGate.Outage(since: flight.startedAt, error: error)
             let entry = state.cache.peek(scope)
             let budgetSpent =
                 !error.isTransient || attempt >= retry.maximumAttempts

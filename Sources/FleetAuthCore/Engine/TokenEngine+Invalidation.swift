@@ -1,3 +1,5 @@
+import Foundation
+
 extension TokenEngine {
     /// Drops `tokenValue` for `scope`, which the fleet service rejected (401/403), if it is
     /// still the cached one (a late rejection of an older token causes no second refetch).
@@ -13,6 +15,9 @@ extension TokenEngine {
             return invalidate(tokenValue, for: vehicle)
         }
         let now = clock.uptime()
+        let wallNow = clock.now()
+        let randomUnit = fetcher.randomUnit()
+        let retry = configuration.retry
         let dropped = withState { state -> Bool in
             var rejected = state.rejected[scope] ?? []
             rejected.removeAll { $0 == tokenValue }
@@ -20,8 +25,14 @@ extension TokenEngine {
             if rejected.count > 4 { rejected.removeFirst() }
             state.rejected[scope] = rejected
             state.boundPerScopeState()
-            guard state.cache.peek(scope)?.token.value == tokenValue else { return false }
+            guard let token = state.cache.peek(scope)?.token, token.value == tokenValue else { return false }
             state.cache.remove(scope)
+            // A backend whose fresh tokens keep being rejected is asked less and less often.
+            var gate = state.gates[scope] ?? FetchGate()
+            gate.tokenRejected(
+                age: wallNow.timeIntervalSince(token.receivedAt), scope: scope, at: now, wallNow: wallNow, retry: retry,
+                randomUnit: randomUnit)
+            state.gates[scope] = gate.isEmpty ? nil : gate
             state.noteChange(of: scope, at: now)
             return true
         }
@@ -29,15 +40,21 @@ extension TokenEngine {
         return dropped
     }
 
-    /// Drops every token, cooldown and in-flight fetch (sign-out). Waiting callers get
-    /// `signedOut`; a fetch that completes later is discarded.
+    /// Drops every token, cooldown, backoff and in-flight fetch (sign-out). Waiting callers get
+    /// `signedOut`; a fetch that completes later is discarded. Every scope then stands
+    /// `signedOut` until the app next asks for a token.
     package func invalidateAll() {
+        let watched = states.watchedScopes
         let flights = withState { state in
-            for scope in state.knownScopes { state.note(TokenState(scope: scope, phase: .signedOut, token: nil)) }
+            // Every reader hears it: of the scopes held, and of those a stream follows.
+            let known = state.knownScopes.union(watched)
+            for scope in known { state.note(TokenState(scope: scope, phase: .signedOut, token: nil)) }
+            state.signedOut = true
+            state.signedOutScopes.formUnion(known)
             let flights = Array(state.flights.values)
             state.cache.removeAll()
             state.flights.removeAll()
-            state.outages.removeAll()
+            state.gates.removeAll()
             state.rejected.removeAll()
             return flights
         }

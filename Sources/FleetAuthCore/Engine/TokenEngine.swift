@@ -5,10 +5,12 @@ import Foundation
 /// Per scope (vehicle, trip) it keeps at most one cached token and one fetch in flight,
 /// behind one lock (``TokenEngineState``). A fresh token is returned at once; a stale one too,
 /// starting one background refresh; an expiring or missing one makes callers share the one
-/// fetch in flight. A failed fetch fails all its waiters alike, and the scope then fails fast
-/// for ``RetryPolicy/failureCooldown``. Lookups are here; fetches in `+Flights`, invalidation
-/// in `+Invalidation`, states and statistics in `+Observation`. Nothing is called back under
-/// the lock.
+/// fetch in flight. A failed fetch fails all its waiters alike, and the scope's ``FetchGate``
+/// then says when it may ask the backend again. Its files follow its concepts: getting tokens
+/// in `+Lookup`, the fetch in flight and its waiters in `+Flights`, invalidation and sign-out in
+/// `+Invalidation`, token states in `+States`, waiting for the engine in `+Waiting`, counts in
+/// `+Statistics`, tasks sharing their vehicle's token in `+Tasks`. Nothing is called back
+/// under the lock.
 @usableFromInline
 package final class TokenEngine: Sendable {
     package let configuration: TokenProviderConfiguration
@@ -27,6 +29,11 @@ package final class TokenEngine: Sendable {
     /// different threads reach the streams in the order they were noted, none dropped.
     /// A bare lock: it guards no value, only the order of publishing.
     let publication = NSLock()
+    /// The endpoint and clock this engine shares with any other in the process
+    /// (``EngineRegistry``), the scopes it recorded there, and whether it has warned of
+    /// another provider serving one of them.
+    let registryGroup: String
+    let registered = LockedState<(scopes: [AuthorizationScope], warned: Bool)>(([], false))
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
     package init(configuration: TokenProviderConfiguration) throws(FleetAuthError) {
@@ -51,81 +58,7 @@ package final class TokenEngine: Sendable {
         self.state = LockedState(TokenEngineState(capacity: configuration.cacheCapacity))
         self.states = TokenStateBroadcaster(beforePublishing: configuration.beforePublishingState)
         self.tasksShareVehicleTokens = !configuration.endpoint.requestNamesTask
-    }
-
-    // MARK: - Getting tokens
-
-    /// A token for `scope`: a usable cached one at once, without suspending or leaving the
-    /// caller's executor; otherwise from the shared fetch. Throws ``FleetAuthError``, or
-    /// `CancellationError` when the caller is cancelled while waiting (the fetch goes on).
-    @usableFromInline
-    nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
-        if let token = cachedUsableToken(for: scope) { return token }
-        let scope = try scope.validated()
-        if let vehicle = vehicleScope(sharedBy: scope) {
-            // The request would be the vehicle's: its token serves the task if it covers it.
-            let token = try await token(for: vehicle)
-            if token.claims.covers(scope) { return token }
-        }
-        return try await waitForFetch(scope)
-    }
-
-    /// A new token for `scope`, whatever the cache holds: joins the fetch in flight, or
-    /// starts one. The cached token stays in use for other callers until the new one
-    /// arrives; if the fetch fails, this throws and the cached token is kept.
-    package func refreshedToken(for scope: AuthorizationScope) async throws -> AuthToken {
-        let scope = servingScope(for: try scope.validated())
-        return try await waitForFetch(scope, forced: true)
-    }
-
-    /// The cached token for `scope` if it can be handed out now (fresh; stale with a
-    /// background refresh started; or degraded, above its outage floor while the backend
-    /// fails for a transient reason); `nil` when a caller would have to wait for a fetch.
-    /// Never suspends: for callers that must not. Invalid scopes simply miss.
-    @usableFromInline
-    package func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
-        let now = clock.uptime()
-        if let vehicle = vehicleScope(sharedBy: scope),
-            let token = cachedVehicleToken(vehicle, covering: scope, at: now)
-        {
-            return token
-        }
-        let lookup = state.withLock { $0.lookUp(scope, at: now) }
-        return deliver(lookup, for: scope, at: now)
-    }
-
-    /// Emits the events of a lookup, starts the refresh it claimed, and returns its token.
-    func deliver(_ lookup: TokenEngineState.Lookup, for scope: AuthorizationScope, at now: TimeInterval)
-        -> AuthToken?
-    {
-        switch lookup {
-        case .fresh(let token):
-            emit(.servedFresh(scope, fingerprint: token.fingerprint))
-            return token
-        case .stale(let token, let refresh):
-            startRefresh(refresh, for: scope)
-            emit(.servedStale(scope, fingerprint: token.fingerprint))
-            return token
-        case .degraded(let token, let reason, let refresh):
-            startRefresh(refresh, for: scope)
-            emit(
-                .servedDegraded(
-                    scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: reason))
-            return token
-        case .miss:
-            return nil
-        }
-    }
-
-    private func startRefresh(_ flightID: UInt64?, for scope: AuthorizationScope) {
-        guard let flightID else { return }
-        emit(.refreshScheduled(scope))
-        launch(flight: flightID, for: scope)
-    }
-
-    /// Seconds of life `token` has left at uptime `now`.
-    func remaining(_ token: AuthToken, at now: TimeInterval) -> TimeInterval {
-        (token.expiresAtUptime ?? token.expiresAt.timeIntervalSince1970) - now
+        self.registryGroup = EngineRegistry.group(of: configuration)
     }
 
     /// Runs `body` on the state with the lock held, then publishes the token states it
@@ -142,23 +75,34 @@ package final class TokenEngine: Sendable {
         return result
     }
 
-    /// Publishes every token state noted so far and not yet published, in the order noted:
-    /// a thread that finds its changes already taken leaves them to the one publishing.
-    func publishChanges() {
-        publication.lock()
-        defer { publication.unlock() }
-        let changes = state.withLock { state in
-            defer { state.changes.removeAll() }
-            return state.changes
-        }
-        for change in changes { states.publish(change.state, sequence: change.sequence) }
-    }
-
     func emit(_ detail: @autoclosure () -> TokenEvent.Detail) {
         if let observer { observer(TokenEvent(detail())) }
     }
 
+    /// Warns, once, when another engine alive in this process serves `scope` from the same
+    /// endpoint: called as a fetch starts, for the first scopes it fetches
+    /// (``EngineRegistry/scopesPerEngine``).
+    func warnIfDuplicate(serving scope: AuthorizationScope) {
+        let records = registered.withLock { registered -> Bool in
+            guard !registered.warned, registered.scopes.count < EngineRegistry.scopesPerEngine,
+                !registered.scopes.contains(scope)
+            else { return false }
+            registered.scopes.append(scope)
+            return true
+        }
+        guard records else { return }
+        let serving = EngineRegistry.shared.add(ObjectIdentifier(self), serving: scope, in: registryGroup)
+        guard serving > 1 else { return }
+        let first = registered.withLock { registered in
+            defer { registered.warned = true }
+            return !registered.warned
+        }
+        if first { observer?(.duplicateProvider(scope, providers: serving)) }
+    }
+
     deinit {
+        let scopes = registered.withLock { $0.scopes }
+        if !scopes.isEmpty { EngineRegistry.shared.remove(ObjectIdentifier(self), serving: scopes, in: registryGroup) }
         states.finish()
     }
 }

@@ -28,42 +28,6 @@ struct TokenEngineState {
         var failedAttempts = 0
     }
 
-    /// The failures of a scope's fetches since its last success.
-    struct Outage {
-        /// When the first failed attempt began (uptime).
-        let since: TimeInterval
-        /// The last attempt's error.
-        var error: FleetAuthError
-        /// How many attempts have failed since it began: a later flight carries on from
-        /// there, so a long outage is retried at the longest backoff, not from the first.
-        var attempts = 0
-        /// Callers without a usable token get ``error`` without a request until then
-        /// (uptime): the cooldown after a fetch that gave up.
-        var replayUntil: TimeInterval = 0
-
-        /// ``error``, saying how long the backend has been failing once that is a second
-        /// or more.
-        func failure(at now: TimeInterval) -> FleetAuthError {
-            let duration = now - since
-            guard duration >= 1 else { return error }
-            return error.appending(
-                "The token backend has been failing for \(SpokenDuration.describe(duration)): no token since the first failed attempt began."
-            )
-        }
-
-        /// ``error`` for a caller that waited from `waitedSince` to `now` through `attempts`
-        /// attempts: how long, and which settings bound that wait.
-        func failure(at now: TimeInterval, waitedSince: TimeInterval, attempts: Int, retry: RetryPolicy)
-            -> FleetAuthError
-        {
-            let waited = now - waitedSince
-            let older = now - since > waited + 1
-            return (older ? failure(at: now) : error).appending(
-                "This caller waited \(SpokenDuration.describe(waited)) over \(attempts) attempt\(attempts == 1 ? "" : "s"); `RetryPolicy(maximumAttempts:deadline:)` (\(retry.maximumAttempts), \(SpokenDuration.describe(retry.deadline))) bounds that wait."
-            )
-        }
-    }
-
     /// What a lookup found in the cache.
     enum Lookup {
         case fresh(AuthToken)
@@ -84,7 +48,15 @@ struct TokenEngineState {
 
     var cache: TokenCache
     var flights: [AuthorizationScope: Flight] = [:]
-    var outages: [AuthorizationScope: Outage] = [:]
+    /// What each scope's fetches met since they last went well, and when it may ask the
+    /// backend again (``FetchGate``): kept only while it holds something.
+    var gates: [AuthorizationScope: FetchGate] = [:]
+    /// Set by `invalidateAll()` (sign-out) and cleared when the app next asks for a token:
+    /// until then every scope without a token or a fetch stands `signedOut`.
+    var signedOut = false
+    /// The scopes whose streams heard `signedOut` (those held at sign-out, and those a stream
+    /// opened since follows): they hear `noToken` when the app signs in again.
+    var signedOutScopes: Set<AuthorizationScope> = []
     /// Values the fleet service rejected, per scope (the last four); a fetch must not
     /// return them.
     var rejected: [AuthorizationScope: [String]] = [:]
@@ -119,17 +91,17 @@ struct TokenEngineState {
     /// values) unless a fetch for it runs: the cache has let it go.
     mutating func forget(_ scope: AuthorizationScope) {
         guard flights[scope] == nil else { return }
-        outages[scope] = nil
+        gates[scope] = nil
         rejected[scope] = nil
     }
 
-    /// Keeps the outages and rejected values bounded by the cache: past twice its capacity,
+    /// Keeps the gates and rejected values bounded by the cache: past twice its capacity,
     /// those of scopes with no cache entry and no fetch running go (a pass paid once per
     /// at least as many new scopes as the cache holds).
     mutating func boundPerScopeState() {
-        guard outages.count > 2 * cache.capacity || rejected.count > 2 * cache.capacity else { return }
-        for scope in Set(outages.keys).union(rejected.keys) where flights[scope] == nil && cache.peek(scope) == nil {
-            outages[scope] = nil
+        guard gates.count > 2 * cache.capacity || rejected.count > 2 * cache.capacity else { return }
+        for scope in Set(gates.keys).union(rejected.keys) where flights[scope] == nil && cache.peek(scope) == nil {
+            gates[scope] = nil
             rejected[scope] = nil
         }
     }
@@ -152,7 +124,7 @@ struct TokenEngineState {
             hits &+= 1
             return .stale(token, refresh: startFlightIfIdle(scope, now: now))
         case .expiring:
-            guard aboveFloor, let outage = outages[scope], outage.error.isTransient else { return .miss }
+            guard aboveFloor, let outage = gates[scope]?.outage, outage.error.isTransient else { return .miss }
             hits &+= 1
             degraded &+= 1
             return .degraded(token, outage.error, refresh: startFlightIfIdle(scope, now: now))
@@ -164,13 +136,23 @@ struct TokenEngineState {
     /// - Returns: the new flight's ID.
     mutating func startFlightIfIdle(_ scope: AuthorizationScope, now: TimeInterval) -> UInt64? {
         guard flights[scope] == nil else { return nil }
-        if let outage = outages[scope], outage.replayUntil > now { return nil }
+        if let gate = gates[scope], !gate.allowsRequest(at: now) { return nil }
         let flightID = nextID()
         flights[scope] = Flight(id: flightID, startedAt: now)
         fetches += 1
         // Noted with the flight, so that streams hear it before the flight's outcome.
         noteChange(of: scope, at: now)
         return flightID
+    }
+
+    /// Ends the sign-out: the app asks for a token for `asked` again. Every other scope that
+    /// stood `signedOut` now stands as it is (`noToken` until it is fetched); `asked` is
+    /// noted with its fetch.
+    mutating func signIn(asking asked: AuthorizationScope, at now: TimeInterval) {
+        signedOut = false
+        let scopes = signedOutScopes
+        signedOutScopes = []
+        for scope in scopes where scope != asked { noteChange(of: scope, at: now) }
     }
 
     /// Whether no fetch task runs, background refreshes included.
@@ -214,31 +196,40 @@ struct TokenEngineState {
     /// How `scope`'s token stands at uptime `now`, for ``TokenState`` streams.
     func tokenState(of scope: AuthorizationScope, at now: TimeInterval) -> TokenState {
         let entry = cache.peek(scope)
-        if let outage = outages[scope] {
+        let gate = gates[scope]
+        let flight = flights[scope]
+        // When the next request may go, while the scope is held back and no fetch runs.
+        let nextAttempt = flight == nil && gate?.allowsRequest(at: now) == false ? gate?.nextRequestDate : nil
+        if let outage = gate?.outage {
             // Still handed out: through a transient failure down to the outage floor, through
             // a refusal (a 401 or 403 to the refresh) while it has its minimum life left.
             let transient = outage.error.isTransient
             if let entry, transient ? now < entry.floorAt : now <= entry.expiringAt {
                 return TokenState(
                     scope: scope, phase: transient ? .degraded : .refreshRefused, token: entry.token,
-                    error: outage.error)
+                    error: outage.error, nextAttemptAt: transient ? nil : nextAttempt)
             }
-            // No usable token, but the fetch its callers wait for still has retries left.
-            if let flight = flights[scope], !flight.retriesInBackground, !flight.waiters.isEmpty {
+            // No usable token, but the fetch its callers wait for still has retries left. A
+            // refusal has none: a new attempt after it stays `failed` until it ends otherwise.
+            if transient, let flight, !flight.retriesInBackground, !flight.waiters.isEmpty {
                 return TokenState(scope: scope, phase: .refreshing, token: nil, error: outage.error)
             }
-            return TokenState(scope: scope, phase: .failed, token: nil, error: outage.failure(at: now))
+            return TokenState(
+                scope: scope, phase: .failed, token: nil, error: outage.failure(at: now), nextAttemptAt: nextAttempt)
         }
-        if flights[scope] != nil {
+        if flight != nil {
             return TokenState(
                 scope: scope, phase: .refreshing, token: entry.flatMap { now <= $0.expiringAt ? $0.token : nil })
         }
         if let entry, now <= entry.expiringAt { return TokenState(scope: scope, phase: .fresh, token: entry.token) }
-        return TokenState(scope: scope, phase: .noToken, token: nil)
+        if let rejection = gate?.rejection {
+            return TokenState(scope: scope, phase: .failed, token: nil, error: rejection, nextAttemptAt: nextAttempt)
+        }
+        return TokenState(scope: scope, phase: signedOut ? .signedOut : .noToken, token: nil)
     }
 
     /// Every scope with a token, a fetch or a failure held here.
     var knownScopes: Set<AuthorizationScope> {
-        Set(cache.scopes).union(flights.keys).union(outages.keys)
+        Set(cache.scopes).union(flights.keys).union(gates.keys)
     }
 }

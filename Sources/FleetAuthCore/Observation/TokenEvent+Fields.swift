@@ -26,7 +26,8 @@ extension TokenEvent {
     ///     `servedFresh`, `servedStale`, `failureReplayed`, `fetchStarted` and
     ///     `refreshScheduled`; `info` for `fetchSucceeded`, `invalidated`, `signedOut` and
     ///     `evicted`; `warning` for `fetchRetried`, `servedDegraded`, `clockDisagreement`,
-    ///     `evictedUsable` and `requestNotSent`; `error` for `fetchFailed` and `rejected`.
+    ///     `evictedUsable`, `requestNotSent` and `duplicateProvider`; `error` for `fetchFailed`
+    ///     and `rejected`.
     ///   - error: The failure behind the event.
     ///   - duration: Seconds the fetch or attempt took.
     ///   - tokenFingerprint: The token's ``AuthToken/fingerprint``, where there is a token.
@@ -55,6 +56,9 @@ extension TokenEvent {
         let expiresIn: TimeInterval?
         let retryDelay: TimeInterval?
         let error: FleetAuthError?
+        /// What the line says after the fields, for a kind whose meaning needs words: the
+        /// SDK's `duplicateProvider` warning (a kind `Detail` has no case for).
+        var note: String? = nil
 
         /// The kind, then each field there is, in the words of the SDK's own lines.
         var description: String {
@@ -67,6 +71,7 @@ extension TokenEvent {
             if let duration { text += " in \(seconds(duration))" }
             if let expiresIn { text += ", expires in \(Int(expiresIn)) s" }
             if let retryDelay { text += ", retry in \(seconds(retryDelay))" }
+            if let note { text += ": \(note)" }
             return text
         }
     }
@@ -79,7 +84,8 @@ extension TokenEvent.Kind {
         case .servedFresh, .servedStale, .failureReplayed, .fetchStarted, .refreshScheduled: .debug
         case .fetchSucceeded, .invalidated, .signedOut, .evicted: .info
         case .fetchFailed, .rejected: .error
-        case .fetchRetried, .servedDegraded, .clockDisagreement, .evictedUsable, .requestNotSent: .warning
+        case .fetchRetried, .servedDegraded, .clockDisagreement, .evictedUsable, .requestNotSent, .duplicateProvider:
+            .warning
         default: .warning  // no other kind exists: apps cannot make one
         }
     }

@@ -93,6 +93,19 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
         self.fields = fields
     }
 
+    /// Another provider in this process serves `scope` from the same token endpoint;
+    /// `providers` counts them, this one included. A kind added after 1.0.0, which `Detail`
+    /// (whose cases the API check against 1.0.0 holds) has no case for: it is made of fields.
+    package static func duplicateProvider(_ scope: AuthorizationScope, providers: Int) -> TokenEvent {
+        TokenEvent(
+            fields: Fields(
+                kind: .duplicateProvider, level: .warning, scope: scope, tokenFingerprint: nil, attempt: nil,
+                duration: nil, expiresIn: nil, retryDelay: nil, error: nil,
+                note:
+                    "\(providers) providers in this process fetch its token from the same endpoint, each its own token, so the backend mints one per provider; make one provider per app and hand it to everything that needs tokens"
+            ))
+    }
+
     /// Every event the engine emits: the cases of ``Kind``, documented there, with what each
     /// carries. A failed attempt is one case, `fetchFailed`, whose kind is `fetchRetried` when
     /// `retryIn` is set, else `rejected` or `fetchFailed` by its error; `invalidatedAll` is

@@ -57,6 +57,13 @@ extension TokenEvent {
         /// `cacheCapacity` holds, each dropped one is fetched again (``TokenStatistics``
         /// counts them), so raise it.
         public static let evictedUsable = Kind("evictedUsable")
+        /// Another provider in this process serves the same context from the same token
+        /// endpoint (on the same clock), at warning level, once per provider (checked for the
+        /// first 64 contexts each provider fetches): each provider
+        /// fetches and caches its own token, so the backend mints one per provider for the
+        /// same vehicle or trip. Make one provider per app and hand it to everything that
+        /// needs tokens (reporters, adapters, monitors).
+        public static let duplicateProvider = Kind("duplicateProvider")
     }
 
     /// What kind of thing happened.

@@ -7,7 +7,8 @@ public enum TokenEventLevel: Sendable, Comparable, CaseIterable {
     /// dropped from a full cache.
     case info
     /// A fetch attempt failed and another follows, a token was served degraded, a full cache
-    /// dropped a token that was still usable, or a lookup failed before any request was sent.
+    /// dropped a token that was still usable, a lookup failed before any request was sent, or
+    /// a second provider serves the same context from the same endpoint.
     case warning
     /// A fetch failed for good; its callers got the error.
     case error

@@ -32,9 +32,16 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
         /// renewing before then.
         public static let refreshRefused = Phase(value: .refreshRefused)
         /// No usable token and the last fetch failed with its retries used up
-        /// (``TokenState/error``): calls that need a token fail until a fetch succeeds.
+        /// (``TokenState/error``): calls that need a token fail until a fetch succeeds. While
+        /// the same failure repeats (a refused credential asked again and again) the state
+        /// stays `failed`, delivered once, and ``TokenState/nextAttemptAt`` says when the next
+        /// request may go.
         public static let failed = Phase(value: .failed)
-        /// Every token was dropped by `invalidateAll()` (sign-out).
+        /// Every token was dropped by `invalidateAll()` (sign-out). Every context stands so,
+        /// held before or not, in `tokenState(for:)` and in streams opened later, until the app
+        /// next asks for a token (`token(for:)`, `fetchToken(with:)`, `refresh(for:)`,
+        /// `prefetch(_:)`); a look at the cache alone (`cachedUsableToken(for:)`) does not end
+        /// it. Show the sign-in screen.
         public static let signedOut = Phase(value: .signedOut)
 
         /// `noToken`, `fresh`, `refreshing`, `degraded`, `refreshRefused`, `failed` or `signedOut`.
@@ -52,6 +59,12 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
     /// Why the backend failed, when ``phase`` is `degraded`, `refreshRefused` or `failed`, or
     /// `refreshing` after a failed attempt.
     public var error: FleetAuthError? { failure?.error }
+    /// When the next request for a token may go (the device's clock), while a failed or
+    /// refused fetch holds the context back and none runs: until then a call that needs a new
+    /// token gets ``error`` without a request (``TokenProvider/refresh(for:)`` asks at once);
+    /// `nil` when a request may go now or one is under way. A screen shows "trying again at …"
+    /// from it. Set on `failed` and `refreshRefused` states.
+    public let nextAttemptAt: Date?
     /// The error, compared by what it says (its cause, status and message), so that states
     /// compare equal when they say the same.
     private let failure: Failure?
@@ -86,15 +99,33 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
     ///   - error: Why the backend failed, for a `degraded`, `refreshRefused` or `failed` phase,
     ///     or a `refreshing` one after a failed attempt.
     public init(scope: AuthorizationScope, phase: Phase, token: AuthToken? = nil, error: FleetAuthError? = nil) {
+        self.init(scope: scope, phase: phase, token: token, error: error, nextAttemptAt: nil)
+    }
+
+    /// Creates the state of `scope` holding `token` (if any) that says when the next request
+    /// for a token may go: a `failed` or `refreshRefused` state as a provider reports it while
+    /// the backend refuses, for an app's view-model test.
+    /// - Parameters:
+    ///   - scope: The vehicle or trip.
+    ///   - phase: How the token stands.
+    ///   - token: The held token, if any; sets ``expiresAt`` and ``tokenFingerprint``.
+    ///   - error: Why the backend failed.
+    ///   - nextAttemptAt: When the next request may go; sets ``nextAttemptAt``.
+    public init(
+        scope: AuthorizationScope, phase: Phase, token: AuthToken? = nil, error: FleetAuthError? = nil,
+        nextAttemptAt: Date?
+    ) {
         self.scope = scope
         self.phase = phase
         self.expiresAt = token?.expiresAt
         self.tokenFingerprint = token?.fingerprint
         self.failure = error.map(Failure.init)
+        self.nextAttemptAt = nextAttemptAt
     }
 
     /// Whether `other` says the same (phase, token, and the error's code and status): a
-    /// repeat is not delivered, so another failed attempt of the same kind is no news.
+    /// repeat is not delivered, so another failed attempt of the same kind is no news, even
+    /// when it moved ``nextAttemptAt``.
     package func says(_ other: TokenState) -> Bool {
         phase == other.phase && tokenFingerprint == other.tokenFingerprint && error?.reason == other.error?.reason
             && error?.status == other.error?.status
@@ -108,6 +139,7 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
         if let tokenFingerprint { text += " \(tokenFingerprint)" }
         if let expiresAt, expiresAt != .distantFuture { text += " until \(HTTPDate.iso8601(expiresAt))" }
         if let error { text += ": \(error.summary)" + (error.status.map { " HTTP \($0)" } ?? "") }
+        if let nextAttemptAt { text += ", next attempt at \(HTTPDate.iso8601(nextAttemptAt))" }
         return text
     }
 }

@@ -35,6 +35,11 @@ package final class TokenStateBroadcaster: Sendable {
     /// Whether any stream is open: the engine skips working out states otherwise.
     package var isWatched: Bool { state.withLock { !$0.subscribers.isEmpty } }
 
+    /// The scopes that streams of one scope follow (not those of every-scope streams).
+    package var watchedScopes: Set<AuthorizationScope> {
+        state.withLock { Set($0.subscribers.values.compactMap(\.scope)) }
+    }
+
     /// Opens a stream of the changes of `scope` (`nil`: of every scope); returns it with its
     /// ID, under which ``publish(_:to:)`` delivers the states that hold now. Keeps the newest
     /// 64 states for a slow reader.

@@ -18,9 +18,10 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
         self.engine = try TokenEngine(configuration: configuration)
     }
 
-    /// Creates a provider; throws `invalidConfiguration` for unusable policies, a token URL
-    /// that is not an absolute http(s) URL, a URL template this provider's contexts cannot
-    /// fill, or plain `http` to a remote host without the opt-in.
+    /// Creates a provider; throws `invalidConfiguration` for unusable policies (naming the
+    /// setting and its bound, such as a `minimumRemainingLifetime` no accepted token keeps),
+    /// a token URL that is not an absolute http(s) URL, a URL template this provider's
+    /// contexts cannot fill, or plain `http` to a remote host without the opt-in.
     ///
     /// - Parameters:
     ///   - endpoint: The token backend.
@@ -84,7 +85,12 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
 
     /// Drops `token` because the fleet service rejected it (401/403), if it is still the
     /// cached one (a late rejection of an older token causes no second refetch); a later
-    /// fetch that returns the same value fails with a `tokenMismatch` that says so.
+    /// fetch that returns the same value fails with a `tokenMismatch` that says so. The first
+    /// token rejected is replaced at the next call; when the next one is rejected too within a
+    /// minute of arriving (the backend mints tokens the service refuses), calls get a
+    /// `tokenMismatch` without a request for twice ``RetryPolicy/failureCooldown``, then twice
+    /// as long after each further one, up to 5 minutes (±10 %), until a token lives to its
+    /// refresh, ``refresh(for:)`` or ``invalidateAll()``.
     /// - Returns: whether the cached token was dropped.
     @discardableResult
     public func invalidate(_ token: String, for authorizationContext: Context) -> Bool {
@@ -97,12 +103,23 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// wants a second token). The cached token is still handed out to other callers until the
     /// new one arrives, and is kept if the fetch fails (this then throws its error). To drop a
     /// token the fleet service refused, use ``invalidate(_:for:)``, which also makes sure the
-    /// refused value does not come back.
+    /// refused value does not come back. It asks at once even while the context is held back
+    /// after refusals (``TokenState/nextAttemptAt``), and starts that backoff over: call it
+    /// when the app knows the credential was renewed.
     public func refresh(for authorizationContext: Context) async throws -> AuthToken {
         try await engine.refreshedToken(for: authorizationContext.scope)
     }
 
-    /// Drops every token and in-flight fetch: call it on sign-out.
+    /// Drops every token, in-flight fetch, cooldown and backoff: call it on sign-out.
+    ///
+    /// Callers waiting for a fetch get `signedOut`, and every context's token state is
+    /// `signedOut` until the app next asks for a token. So at sign-out, first stop what asks
+    /// for tokens (reporters, monitors) and make the endpoint's `headers` closure stop
+    /// returning the old credential (clear it where the closure reads it: it then throws,
+    /// and no request is sent), then call this. At sign-in, store the new credential, then
+    /// ask for a token (``token(for:)``, ``prefetch(_:)``, or start reporting): the states
+    /// leave `signedOut`. A token asked for while the closure still returns the old
+    /// credential is fetched with it.
     public func invalidateAll() {
         engine.invalidateAll()
     }

@@ -142,9 +142,11 @@ struct TokenStateTests {
         try await watcher.phases(count: 5)
         #expect(watcher.states[4].scope == truck.scope && watcher.states[4].phase == .noToken)
         h.provider.invalidateAll()
-        let phases = try await watcher.phases(count: 6)
-        // Only v-7 still held a token; its stream says signed out.
-        #expect(phases.last == "signedOut" && watcher.states.last?.scope == .vehicle("v-7"))
+        let phases = try await watcher.phases(count: 7)
+        // Every scope the provider knew says signed out: v-7 held a token, the truck's
+        // rejection was remembered.
+        #expect(phases.suffix(2) == ["signedOut", "signedOut"])
+        #expect(Set(watcher.states.suffix(2).map(\.scope)) == [truck.scope, .vehicle("v-7")])
     }
 
     @Test func aStreamStartsWithWhatHoldsNow() async throws {

@@ -11,6 +11,8 @@ struct ReporterFixture {
     let backend: InMemoryTokenBackend
     let fleet: InMemoryFleetService
     let provider: DriverTokenProvider
+    /// The clock's uptime when the fixture was made.
+    let origin: TimeInterval
 
     init(lifetime: TimeInterval = 3600) throws {
         transport = InMemoryTransport(clock: clock)
@@ -24,6 +26,7 @@ struct ReporterFixture {
             // One vehicle's refresh schedule to the second: the fleet's spread has its own tests.
             refresh: RefreshPolicy(spreadsRefreshes: false)
         )
+        origin = clock.uptime()
     }
 
     func reporter(_ vehicleID: String, authorization: (any DriverAuthorization)? = nil) throws(FleetServiceError)

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Which engines alive in this process serve which scope from where: the same token
+/// endpoint URL on the same clock (every real clock is one; a manual clock is a world of its
+/// own). It lets an engine see, as it starts a fetch, whether another provider already serves
+/// that scope from that endpoint: two providers each fetch and cache their own token, so the
+/// backend mints one per provider.
+///
+/// Each engine records only the first ``scopesPerEngine`` scopes it fetches (the duplicates
+/// apps make, a reporter and an adapter each given a provider of their own, show at the first
+/// fetch), so the registry stays small and a check costs a dictionary lookup, however many
+/// engines and scopes there are.
+final class EngineRegistry: Sendable {
+    /// A scope served from a group's endpoint.
+    private struct Key: Hashable {
+        let group: String
+        let scope: AuthorizationScope
+    }
+
+    /// How many scopes each engine records.
+    static let scopesPerEngine = 64
+
+    /// The registry of this process.
+    static let shared = EngineRegistry()
+
+    private let servers = LockedState<[Key: Set<ObjectIdentifier>]>([:])
+
+    /// The group an engine of `configuration` belongs to.
+    static func group(of configuration: TokenProviderConfiguration) -> String {
+        let clock = (configuration.clock as? any SimulatedClock).map { "\(ObjectIdentifier($0 as AnyObject))" }
+        return "\(clock ?? "real") \(configuration.endpoint.url)"
+    }
+
+    /// Records that engine `id` of `group` serves `scope`; returns how many engines alive
+    /// serve it from there, this one included.
+    func add(_ id: ObjectIdentifier, serving scope: AuthorizationScope, in group: String) -> Int {
+        servers.withLock { servers in
+            let key = Key(group: group, scope: scope)
+            servers[key, default: []].insert(id)
+            return servers[key]?.count ?? 0
+        }
+    }
+
+    /// Forgets engine `id` of `group`, which served `scopes` (called as it goes away).
+    func remove(_ id: ObjectIdentifier, serving scopes: [AuthorizationScope], in group: String) {
+        servers.withLock { servers in
+            for scope in scopes {
+                let key = Key(group: group, scope: scope)
+                servers[key]?.remove(id)
+                if servers[key]?.isEmpty == true { servers[key] = nil }
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Getting tokens: the lookup that serves a cached token without suspending, the wait for
+/// the shared fetch, a forced refresh and prefetching.
+extension TokenEngine {
+    /// A token for `scope`: a usable cached one at once, without suspending or leaving the
+    /// caller's executor; otherwise from the shared fetch. Throws ``FleetAuthError``, or
+    /// `CancellationError` when the caller is cancelled while waiting (the fetch goes on).
+    @usableFromInline
+    nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
+        if let token = cachedUsableToken(for: scope) { return token }
+        let scope = try scope.validated()
+        if let vehicle = vehicleScope(sharedBy: scope) {
+            // The request would be the vehicle's: its token serves the task if it covers it.
+            let token = try await token(for: vehicle)
+            if token.claims.covers(scope) { return token }
+        }
+        return try await waitForFetch(scope)
+    }
+
+    /// A new token for `scope`, whatever the cache holds: joins the fetch in flight, or
+    /// starts one. The cached token stays in use for other callers until the new one
+    /// arrives; if the fetch fails, this throws and the cached token is kept.
+    package func refreshedToken(for scope: AuthorizationScope) async throws -> AuthToken {
+        let scope = servingScope(for: try scope.validated())
+        // Asked by the app: any backoff starts over.
+        withState { $0.gates[scope]?.restart() }
+        return try await waitForFetch(scope, forced: true)
+    }
+
+    /// The cached token for `scope` if it can be handed out now (fresh; stale with a
+    /// background refresh started; or degraded, above its outage floor while the backend
+    /// fails for a transient reason); `nil` when a caller would have to wait for a fetch.
+    /// Never suspends: for callers that must not. Invalid scopes simply miss.
+    @usableFromInline
+    package func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
+        let now = clock.uptime()
+        if let vehicle = vehicleScope(sharedBy: scope),
+            let token = cachedVehicleToken(vehicle, covering: scope, at: now)
+        {
+            return token
+        }
+        let lookup = state.withLock { $0.lookUp(scope, at: now) }
+        return deliver(lookup, for: scope, at: now)
+    }
+
+    /// Emits the events of a lookup, starts the refresh it claimed, and returns its token.
+    func deliver(_ lookup: TokenEngineState.Lookup, for scope: AuthorizationScope, at now: TimeInterval)
+        -> AuthToken?
+    {
+        switch lookup {
+        case .fresh(let token):
+            emit(.servedFresh(scope, fingerprint: token.fingerprint))
+            return token
+        case .stale(let token, let refresh):
+            startRefresh(refresh, for: scope)
+            emit(.servedStale(scope, fingerprint: token.fingerprint))
+            return token
+        case .degraded(let token, let reason, let refresh):
+            startRefresh(refresh, for: scope)
+            emit(
+                .servedDegraded(
+                    scope, fingerprint: token.fingerprint, remaining: remaining(token, at: now), reason: reason))
+            return token
+        case .miss:
+            return nil
+        }
+    }
+
+    private func startRefresh(_ flightID: UInt64?, for scope: AuthorizationScope) {
+        guard let flightID else { return }
+        emit(.refreshScheduled(scope))
+        launch(flight: flightID, for: scope)
+    }
+
+    /// Seconds of life `token` has left at uptime `now`.
+    func remaining(_ token: AuthToken, at now: TimeInterval) -> TimeInterval {
+        (token.expiresAtUptime ?? token.expiresAt.timeIntervalSince1970) - now
+    }
+
+    /// Fetches tokens for `scopes` that have none fresh, through the same single flight as
+    /// every caller, and returns the errors of those that failed.
+    package func prefetch(_ scopes: [AuthorizationScope]) async -> [FleetAuthError] {
+        let now = clock.uptime()
+        let needed = Set(scopes).filter { scope in
+            state.withLock { $0.cache.peek(scope)?.freshness(at: now) } != .fresh
+        }
+        return await withTaskGroup(of: FleetAuthError?.self) { group in
+            for scope in needed {
+                group.addTask {
+                    do {
+                        _ = try await self.token(for: scope)
+                        return nil
+                    } catch let error as FleetAuthError {
+                        return error
+                    } catch {
+                        return nil  // cancelled: the fetch goes on for other callers
+                    }
+                }
+            }
+            var failures: [FleetAuthError] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
+        }
+    }
+}

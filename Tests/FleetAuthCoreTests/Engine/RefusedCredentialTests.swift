@@ -1,0 +1,195 @@
+import FleetAuthCore
+import FleetAuthInMemory
+import FleetAuthTestSupport
+import Foundation
+import Testing
+
+/// One vehicle looking its token up every 5 s while the token backend refuses the app's
+/// credential (401) with no token cached, on the manual clock, with the default policies.
+struct RefusalSimulation {
+    let clock = ManualWallClock()
+    let transport: InMemoryTransport
+    let provider: TokenProvider<TruckContext>
+    let truck = TruckContext(vehicleID: "v-42")
+    /// Seconds from the start.
+    let origin: TimeInterval
+    private let requests = LockedState<[TimeInterval]>([])
+    private let refusing = LockedState(true)
+
+    init(status: Int = 401) throws {
+        transport = InMemoryTransport(clock: clock, latency: 0.2)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
+        provider = try TokenProvider<TruckContext>(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
+        let (clock, requests, refusing) = (clock, requests, refusing)
+        let origin = clock.uptime()
+        self.origin = origin
+        transport.setFaultInjector { _, _ in
+            requests.withLock { $0.append(clock.uptime() - origin) }
+            return refusing.withLock { $0 } ? .status(status) : nil
+        }
+    }
+
+    /// When the backend received each request, in seconds from the start.
+    var requestTimes: [TimeInterval] { requests.withLock { $0 } }
+
+    /// Seconds from the start.
+    var time: TimeInterval { clock.uptime() - origin }
+
+    /// Whether the backend refuses the credential.
+    func refuses(_ refuses: Bool) { refusing.withLock { $0 = refuses } }
+
+    /// Looks the token up every 5 s until `end` (seconds from the start), from the first
+    /// multiple of 5 not before now; returns when the first lookup got a token, if one did.
+    @discardableResult
+    func lookUp(until end: TimeInterval) async -> TimeInterval? {
+        var time = (self.time / 5).rounded(.up) * 5
+        while time < end {
+            await clock.advanceSettled(to: origin + time)
+            if provider.cachedUsableToken(for: truck) != nil { return time }
+            let (provider, truck) = (provider, truck)
+            let result = await clock.runToCompletion(horizon: 10) { try await provider.token(for: truck) }
+            if case .success = result { return self.time }
+            time += 5
+        }
+        return nil
+    }
+}
+
+@Suite("Bad days: a refused credential backs off", .timeLimit(.minutes(10)))
+struct RefusedCredentialTests {
+    @Test(arguments: [401, 403])
+    func aRefusedCredentialIsAskedAtMost20TimesAVehicleHour(status: Int) async throws {
+        let s = try RefusalSimulation(status: status)
+        #expect(await s.lookUp(until: 7200) == nil)
+        let times = s.requestTimes
+        let first = times.filter { $0 < 3600 }.count
+        let second = times.filter { $0 >= 3600 }.count
+        // Measured: 17 and 12 (the cooldown alone made it 360 an hour).
+        #expect(first <= 20 && second <= 20, "\(first) and \(second) requests in the two hours")
+        // The waits double to the cap: none longer than 5 min plus its jitter and a lookup.
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        // Each gap is the wait (jitter ±10 % from the second) up to the next lookup 5 s apart.
+        for (gap, wait) in zip(gaps, [5.0, 10, 20, 40, 80, 160]) {
+            #expect(gap >= wait * 0.9 && gap <= wait * 1.1 + 5.2, "\(gaps)")
+        }
+        #expect(gaps.allSatisfy { $0 <= 330 + 5 }, "\(gaps)")
+        #expect(gaps.suffix(10).allSatisfy { $0 >= 270 }, "\(gaps)")
+    }
+
+    /// The worst moment for the credential to be accepted again is just after a refused
+    /// request: the next goes after the longest wait.
+    @Test func aTokenComesWithinSixMinutesOfTheCredentialBeingAcceptedAgain() async throws {
+        let probe = try RefusalSimulation()
+        await probe.lookUp(until: 7200)
+        let moments = probe.requestTimes.suffix(4).map { $0 + 0.5 } + [1000, 4321]
+        for accepted in moments {
+            let s = try RefusalSimulation()
+            await s.lookUp(until: accepted)
+            s.refuses(false)
+            let token = try #require(await s.lookUp(until: accepted + 600), "no token after \(accepted) s")
+            // Measured: at most 5 min 25 s (accepted just after a refused request).
+            #expect(token - accepted <= 360, "accepted at \(accepted) s, token at \(token) s")
+        }
+    }
+
+    @Test func refreshAsksAtOnceAndStartsTheBackoffOver() async throws {
+        let s = try RefusalSimulation()
+        await s.lookUp(until: 1800)
+        let asked = s.requestTimes.count
+        s.refuses(false)
+        // A lookup is still held back…
+        let served = try await s.clock.atOnce { [s] in
+            do {
+                _ = try await s.provider.token(for: s.truck)
+                return true
+            } catch {
+                return false
+            }
+        }
+        #expect(!served && s.requestTimes.count == asked)
+        // …and `refresh(for:)` asks at once.
+        let result = await s.clock.runToCompletion(horizon: 1) { [s] in try await s.provider.refresh(for: s.truck) }
+        _ = try result.get()
+        #expect(s.requestTimes.count == asked + 1)
+        // Refused again later: the first wait is the cooldown again, not the long one.
+        s.provider.invalidateAll()
+        s.refuses(true)
+        await s.lookUp(until: s.time + 30)
+        let gaps = zip(s.requestTimes.dropFirst(asked + 1), s.requestTimes.dropFirst(asked + 2)).map { $1 - $0 }
+        // The cooldown, then 10 s ± 10 %, each up to the next lookup.
+        #expect(gaps.count == 2 && gaps[0].rounded() == 10 && (10...15).contains(gaps[1].rounded()), "\(gaps)")
+    }
+
+    @Test func aRefreshThatIsRefusedAgainStartsFromTheCooldown() async throws {
+        let s = try RefusalSimulation()
+        await s.lookUp(until: 1800)
+        let result = await s.clock.runToCompletion(horizon: 1) { [s] in try await s.provider.refresh(for: s.truck) }
+        #expect(throws: FleetAuthError.self) { try result.get() }
+        let state = s.provider.tokenState(for: s.truck)
+        let next = try #require(state.nextAttemptAt)
+        #expect(next.timeIntervalSince(s.clock.now()).rounded() == 5)
+    }
+
+    @Test func aSignOutStartsTheBackoffOver() async throws {
+        let s = try RefusalSimulation()
+        await s.lookUp(until: 1800)
+        let asked = s.requestTimes.count
+        s.provider.invalidateAll()
+        _ = await s.clock.runToCompletion(horizon: 1) { [s] in try await s.provider.token(for: s.truck) }
+        #expect(s.requestTimes.count == asked + 1)
+    }
+
+    @Test func aSuccessStartsTheBackoffOver() async throws {
+        let s = try RefusalSimulation()
+        await s.lookUp(until: 1800)
+        s.refuses(false)
+        let token = try #require(await s.lookUp(until: 2400))
+        // The next refusal, an hour later, waits the cooldown first.
+        s.provider.invalidateAll()
+        s.refuses(true)
+        let before = s.requestTimes.count
+        await s.lookUp(until: token + 30)
+        let times = Array(s.requestTimes.dropFirst(before))
+        // The cooldown, then 10 s ± 10 %, each up to the next lookup.
+        let gaps = zip(times.dropFirst(), times).map { ($0 - $1).rounded() }
+        #expect(gaps.count == 2 && gaps[0] == 10 && (10...15).contains(gaps[1]), "\(times)")
+    }
+
+    /// The screen sees the failure once, with when the next attempt comes: not a
+    /// `refreshing` and a `failed` at every request.
+    @Test func aScreenSeesTheRepeatedRefusalOnceWithItsNextAttempt() async throws {
+        let s = try RefusalSimulation()
+        let start = s.clock.now()
+        let watcher = StateWatcher(s.provider.tokenStates(for: s.truck), on: s.clock)
+        await s.lookUp(until: 1800)
+        await s.clock.settle()
+        #expect(watcher.states.map(\.phase) == [.noToken, .refreshing, .failed], "\(watcher.states)")
+        let failed = try #require(watcher.states.last)
+        #expect(failed.error?.status == 401)
+        // Told at the first refusal, 0.2 s in: the cooldown.
+        let firstWait = try #require(failed.nextAttemptAt).timeIntervalSince(start) - 0.2
+        #expect(abs(firstWait - 5) < 0.01)
+        // The state at a moment says when the next attempt comes now.
+        let now = s.provider.tokenState(for: s.truck)
+        #expect(now.phase == .failed)
+        let next = try #require(now.nextAttemptAt).timeIntervalSince(s.clock.now())
+        #expect(next > 0 && next <= 330)
+        // The credential is accepted again: one more state.
+        s.refuses(false)
+        await s.lookUp(until: 2400)
+        try await watcher.phases(count: 4)
+        #expect(watcher.states.map(\.phase) == [.noToken, .refreshing, .failed, .fresh])
+    }
+
+    @Test func transientFailuresStillHoldOnlyTheCooldown() async throws {
+        let s = try RefusalSimulation(status: 503)
+        await s.lookUp(until: 600)
+        // Each fetch retries through its attempts; a new one starts at the next lookup after
+        // the 5-s cooldown, whatever came before: about 13 s apart, never minutes.
+        let times = s.requestTimes
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 <= 15 }, "\(gaps)")
+        #expect(times.count > 40)
+    }
+}
