@@ -166,12 +166,6 @@ public final class URLSessionTransport: HTTPTransport {
                     "The answer came from another origin (\(finalOrigin)) than the request's; refusing it. Point the URL at the final origin.",
                 url: request.url)
         }
-        guard data.count <= cap else {
-            throw FleetAuthError(
-                reason: .responseTooLarge,
-                message: "The body has \(data.count) bytes, over the transport's \(cap)-byte cap.",
-                url: request.url, status: http.statusCode)
-        }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name] = value }
