@@ -41,8 +41,17 @@ struct FleetAuthBench {
             return
         }
         if let vehicles = option("--reporting") {
-            // Only reporting vehicles on the manual clock, at the size (and simulated minutes) given.
-            print(try await ReportingBench.run(vehicles: Int(vehicles), simulatedMinutes: option("--minutes") ?? 60))
+            // Only reporting vehicles on the manual clock, at the size (and simulated minutes)
+            // given, after their floor (the clock alone) in the same process.
+            let (run, floor) = try await ReportingBench.runWithFloor(
+                vehicles: Int(vehicles), simulatedMinutes: option("--minutes") ?? 60)
+            print(floor)
+            print(run)
+            print(
+                String(
+                    format: "ratio to the floor: %.1f per simulated hour, %.1f in the first minute",
+                    run.secondsPerSimulatedHour / floor.secondsPerSimulatedHour,
+                    run.coldStartSeconds / floor.coldStartSeconds))
             return
         }
         if let vehicles = option("--delivery") {

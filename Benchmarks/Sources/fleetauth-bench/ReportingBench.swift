@@ -5,9 +5,20 @@ import Foundation
 /// A fleet simulator whose vehicles report, as the Testing article writes one: every
 /// vehicle's `VehicleReporter` sends an update every 5 s, in a task group inside
 /// `runToCompletion`, through `InMemoryTransport` (0.2 s latency) to `InMemoryTokenBackend`
-/// and `InMemoryFleetService`, with the default settings.
+/// and `InMemoryFleetService`, with the default settings; and beside it its floor: the same
+/// clock steps and task group, each child only sleeping the transport's latency on the clock.
 enum ReportingBench {
+    /// What each vehicle's child task does at every step.
+    enum Work {
+        /// Reports through FleetAuth: the simulator itself.
+        case fleetAuth
+        /// Sleeps the transport's latency on the clock and nothing else: the floor no
+        /// simulator on this clock can go below.
+        case clockOnly
+    }
+
     struct Run: CustomStringConvertible {
+        var work = Work.fleetAuth
         var vehicles = 0
         var simulatedMinutes = 0.0
         /// Real seconds per simulated hour, from the steps after the first minute (the cold start).
@@ -22,15 +33,22 @@ enum ReportingBench {
 
         var description: String {
             String(
-                format: "%d vehicles, %.0f simulated min: %.1f s per simulated hour (cold start %.1f s), "
+                format: "%@%d vehicles, %.0f simulated min: %.1f s per simulated hour (cold start %.1f s), "
                     + "peak +%.0f MB (+%.0f MB over the second half), %d failed, %.2f tokens per vehicle",
-                vehicles, simulatedMinutes, secondsPerSimulatedHour, coldStartSeconds,
+                work == .clockOnly ? "floor (clock only), " : "", vehicles, simulatedMinutes, secondsPerSimulatedHour, coldStartSeconds,
                 Double(peakResidentGrowthBytes) / 1e6, Double(lateResidentGrowthBytes) / 1e6, failed,
                 tokensPerVehicle)
         }
     }
 
-    static func run(vehicles count: Int, simulatedMinutes: Double) async throws -> Run {
+    /// The simulator and its floor, one after the other in this process.
+    static func runWithFloor(vehicles count: Int, simulatedMinutes: Double) async throws -> (Run, floor: Run) {
+        let floor = try await run(vehicles: count, simulatedMinutes: simulatedMinutes, work: .clockOnly)
+        let fleetAuth = try await run(vehicles: count, simulatedMinutes: simulatedMinutes)
+        return (fleetAuth, floor)
+    }
+
+    static func run(vehicles count: Int, simulatedMinutes: Double, work: Work = .fleetAuth) async throws -> Run {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock, latency: 0.2)
         let backend = InMemoryTokenBackend(clock: clock, configuration: .init(format: .jwtWithExpirationTimestamp))
@@ -43,7 +61,7 @@ enum ReportingBench {
             transport: transport, clock: clock)
         let fleet = FleetServiceEndpoint(
             baseURL: URL(string: "https://fleet.example.com")!, providerID: "bench-project")
-        let reporters = try (0..<count).map {
+        let reporters = try (0..<(work == .clockOnly ? 0 : count)).map {
             try VehicleReporter(
                 fleetService: fleet, vehicleID: "v-\($0)", authorization: provider, transport: transport, clock: clock)
         }
@@ -61,12 +79,16 @@ enum ReportingBench {
             let now = clock.now()
             _ = await clock.runToCompletion {
                 await withTaskGroup(of: Void.self) { group in
-                    for (index, reporter) in reporters.enumerated() {
+                    for index in 0..<count {
                         group.addTask {
+                            if work == .clockOnly {
+                                try? await clock.sleep(for: 0.2)
+                                return
+                            }
                             let location = VehicleLocation(
                                 latitude: 52.5 + Double(index % 100) / 1000, longitude: 13.4, heading: 90, speed: 11.5,
                                 accuracy: 4, timestamp: now)
-                            _ = try? await reporter.report(location)
+                            _ = try? await reporters[index].report(location)
                         }
                     }
                 }
@@ -75,13 +97,14 @@ enum ReportingBench {
         }
         let end = ContinuousClock.now
         var result = Run()
+        result.work = work
         result.vehicles = count
         result.simulatedMinutes = Double(steps) / 12
         result.coldStartSeconds = Measure.seconds(warm - began)
         result.secondsPerSimulatedHour = Measure.seconds(end - warm) * 720 / Double(steps - 12)
         result.peakResidentGrowthBytes = peak - before
         result.lateResidentGrowthBytes = max(0, peak - atHalf)
-        result.failed = steps * count - fleetService.acceptedCount
+        result.failed = work == .clockOnly ? 0 : steps * count - fleetService.acceptedCount
         result.tokensPerVehicle = Double(backend.mintedCount) / Double(count)
         return result
     }

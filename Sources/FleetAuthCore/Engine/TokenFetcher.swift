@@ -139,71 +139,100 @@ package struct TokenFetcher: Sendable {
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline (on the
     /// injected clock, so it is testable): the answer (any status), or why there was none.
-    /// `fetchStarted` is emitted once the request is built, so only for a request sent
-    /// (`sent`): a failed `headers` closure or a spent deadline ends the attempt before it.
+    /// The bound covers the app's `headers` closure too, so that a closure that never returns
+    /// cannot hold the provider's callers past their deadline. `fetchStarted` is emitted once
+    /// the request is built, so only for a request sent (`sent`): a failed or late `headers`
+    /// closure or a spent deadline ends the attempt before it.
     private func sendOnce(_ scope: AuthorizationScope, attempt: Int, deadline: TimeInterval) async
         -> (Result<Answer, FleetAuthError>, sent: Bool)
     {
-        var request: TransportRequest
-        do {
-            request = try await endpoint.request(for: scope)
-        } catch {
-            // The headers closure saw this fetch cancelled: that is the sign-out, not the app's credential.
-            if Task.isCancelled, error.underlyingError is CancellationError {
-                return (.failure(Self.cancelled(scope)), false)
-            }
-            return (.failure(error), false)
-        }
         let timeout = min(endpoint.timeout, deadline - clock.uptime())
-        request.timeout = timeout
         guard timeout > 0 else {
             let error = FleetAuthError(
                 reason: .timedOut,
                 message:
                     "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
-                scope: scope, url: request.url)
+                scope: scope, url: try? endpoint.baseRequest(for: scope).url)
             return (.failure(error), false)
         }
-        emit(.fetchStarted(scope, attempt: attempt))
-        return (await send(request, for: scope, timeout: timeout), true)
+        let (endpoint, transport, emit) = (self.endpoint, self.transport, self.emit)
+        // What the operation got to, read after it ends or times out.
+        let progress = LockedState<TransportRequest?>(nil)
+        let outcome: Result<Answer, FleetAuthError>?
+        do {
+            outcome = try await clock.withTimeout(timeout) { () async throws -> Result<Answer, FleetAuthError> in
+                var request: TransportRequest
+                do throws(FleetAuthError) {
+                    request = try await endpoint.request(for: scope)
+                } catch {
+                    return .failure(error)
+                }
+                request.timeout = timeout
+                progress.withLock { $0 = request }
+                emit(.fetchStarted(scope, attempt: attempt))
+                let response = try await transport.send(request)
+                return .success(
+                    Answer(
+                        response: response, credentialSent: CredentialHeader.carriesCredential(request.headers),
+                        sentValues: request.headers.values))
+            }
+        } catch {
+            guard let request = progress.withLock({ $0 }) else {
+                // Only the request's building throws before it is recorded: cancellation.
+                return (.failure(Self.cancelled(scope)), false)
+            }
+            return (.failure(Self.failure(error, of: request, for: scope)), true)
+        }
+        let request = progress.withLock { $0 }
+        switch outcome {
+        case .success(let answer)?:
+            return (.success(answer), true)
+        case .failure(let error)?:
+            // The headers closure saw this fetch cancelled: that is the sign-out, not the app's credential.
+            if Task.isCancelled, error.underlyingError is CancellationError {
+                return (.failure(Self.cancelled(scope)), false)
+            }
+            return (.failure(error), false)
+        case nil:
+            guard let request else {
+                let error = FleetAuthError(
+                    reason: .credentialsUnavailable,
+                    message:
+                        "The header provider did not return within \(String(format: "%.1f", timeout)) s, so no request was sent; make sure it returns or throws (an app credential that cannot be had should throw).",
+                    scope: scope)
+                return (.failure(error), false)
+            }
+            return (.failure(timedOut(request, for: scope, after: timeout)), true)
+        }
     }
 
-    /// Sends `request`, built and counted, within `timeout`: the answer, or why there was none.
-    private func send(_ request: TransportRequest, for scope: AuthorizationScope, timeout: TimeInterval) async
-        -> Result<Answer, FleetAuthError>
+    /// Why a request that was sent got no answer: the transport's error, or cancellation.
+    private static func failure(_ error: any Error, of request: TransportRequest, for scope: AuthorizationScope)
+        -> FleetAuthError
     {
-        let transport = self.transport
-        let sent = request  // the operation runs concurrently: it captures a constant copy
-        let response: TransportResponse?
-        do {
-            response = try await clock.withTimeout(timeout) { try await transport.send(sent) }
-        } catch let error as FleetAuthError {
-            return .failure(error.adding(scope: scope, url: request.url).hiding(request.headers.values))
-        } catch is CancellationError where Task.isCancelled {
-            return .failure(Self.cancelled(scope))
-        } catch {
-            return .failure(
-                FleetAuthError(
-                    reason: .transportFailure,
-                    message:
-                        "The request to the token backend failed before an answer arrived (\(TransportFailureReason.describe(error))); check that the backend is up, the host name and connectivity.",
-                    scope: scope, url: request.url, underlyingError: error))
+        if let error = error as? FleetAuthError {
+            return error.adding(scope: scope, url: request.url).hiding(request.headers.values)
         }
-        guard let response else {
-            let seconds = String(format: "%.1f", timeout)
-            let bound =
-                timeout < endpoint.timeout
-                ? "what was left of the retry deadline for the callers' whole wait (\(SpokenDuration.describe(retry.deadline))); each attempt may take the endpoint's timeout (\(SpokenDuration.describe(endpoint.timeout))). Check that the backend is up; to wait longer, raise both: `TokenEndpoint(…, timeout:)` and the provider's `retry: RetryPolicy(deadline:)`"
-                : "the endpoint's timeout for one attempt. Check that the backend is up and answers in time, or raise `TokenEndpoint(…, timeout:)`"
-            return .failure(
-                FleetAuthError(
-                    reason: .timedOut, message: "The token backend did not answer within \(seconds) s, \(bound).",
-                    scope: scope, url: request.url))
-        }
-        return .success(
-            Answer(
-                response: response, credentialSent: CredentialHeader.carriesCredential(sent.headers),
-                sentValues: sent.headers.values))
+        if error is CancellationError, Task.isCancelled { return cancelled(scope) }
+        return FleetAuthError(
+            reason: .transportFailure,
+            message:
+                "The request to the token backend failed before an answer arrived (\(TransportFailureReason.describe(error))); check that the backend is up, the host name and connectivity.",
+            scope: scope, url: request.url, underlyingError: error)
+    }
+
+    /// The error of a request that got no answer within `timeout`, naming the bound it hit.
+    private func timedOut(_ request: TransportRequest, for scope: AuthorizationScope, after timeout: TimeInterval)
+        -> FleetAuthError
+    {
+        let seconds = String(format: "%.1f", timeout)
+        let bound =
+            timeout < endpoint.timeout
+            ? "what was left of the retry deadline for the callers' whole wait (\(SpokenDuration.describe(retry.deadline))); each attempt may take the endpoint's timeout (\(SpokenDuration.describe(endpoint.timeout))). Check that the backend is up; to wait longer, raise both: `TokenEndpoint(…, timeout:)` and the provider's `retry: RetryPolicy(deadline:)`"
+            : "the endpoint's timeout for one attempt. Check that the backend is up and answers in time, or raise `TokenEndpoint(…, timeout:)`"
+        return FleetAuthError(
+            reason: .timedOut, message: "The token backend did not answer within \(seconds) s, \(bound).",
+            scope: scope, url: request.url)
     }
 
     /// The error of a cancelled fetch: only `invalidateAll()` cancels one.

@@ -47,7 +47,8 @@ extension AuthorizedCaller {
 
     /// How long a provider may take to answer before the call fails: a provider that never
     /// calls its completion cannot hold the call forever. (FleetAuth's provider answers
-    /// within its retry deadline, 30 s by default.)
+    /// within its retry deadline, 30 s by default, and is not raced: see
+    /// `SelfBoundedAuthorization`.)
     static var providerDeadline: TimeInterval { 60 }
 
     func fetch() async throws(FleetServiceError) -> AuthToken {
@@ -56,7 +57,14 @@ extension AuthorizedCaller {
         let answer: AuthToken?
         do {
             let (authorization, context) = (self.authorization, self.context)
-            answer = try await clock.withTimeout(Self.providerDeadline) { try await authorization.token(for: context) }
+            if authorization is any SelfBoundedAuthorization {
+                // FleetAuth's provider answers within its retry deadline: no race, no tasks.
+                answer = try await authorization.token(for: context)
+            } else {
+                answer = try await clock.withTimeout(Self.providerDeadline) {
+                    try await authorization.token(for: context)
+                }
+            }
         } catch let error as FleetAuthError where error.reason == .rejectedTokenReissued {
             let cause = lastRejection.withLock { $0 }.map { FleetAuthError.reissued(rejection: $0, scope: scope) }
             throw FleetServiceError(

@@ -260,6 +260,32 @@ struct TokenEngineFailureTests {
         #expect(transport.requestCount == 0)
     }
 
+    @Test func aHeaderProviderThatNeverReturnsEndsAtTheTimeoutAndSendsNothing() async throws {
+        // The endpoint's timeout bounds the app's headers closure too: a closure stuck on its
+        // own network cannot hold the provider's callers past their deadline.
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        let engine = try TokenEngine(
+            configuration: .init(
+                endpoint: TokenEndpoint(
+                    url: "https://b.example/token",
+                    headers: { _ in
+                        try await clock.sleep(for: 86_400)
+                        return ["Authorization": "Bearer late"]
+                    }, timeout: 5),
+                transport: transport, clock: clock, retry: .none))
+        let started = clock.uptime()
+        let result = await clock.runToCompletion(horizon: 10) { try await engine.token(for: .vehicle("v-1")) }
+        guard case .failure(let error as FleetAuthError) = result else {
+            Issue.record("expected credentialsUnavailable, got \(result)")
+            return
+        }
+        #expect(error.reason == .credentialsUnavailable)
+        #expect(error.message.hasPrefix("The header provider did not return within 5.0 s, so no request was sent"))
+        #expect(clock.uptime() - started == 5)
+        #expect(transport.requestCount == 0)
+    }
+
     @Test func badPoliciesAreRejectedAtConstruction() {
         let endpoint = TokenEndpoint(url: "https://b.example/token")
         let transport = InMemoryTransport()

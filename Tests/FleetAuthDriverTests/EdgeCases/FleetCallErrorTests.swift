@@ -1,5 +1,6 @@
 import FleetAuthDriver
 import FleetAuthInMemory
+import FleetAuthTestSupport
 import Foundation
 import Testing
 
@@ -139,6 +140,32 @@ struct FleetCallErrorTests {
         }
         #expect(silent.calls.withLock { $0 } == 2)
         #expect(f.fleet.calls.isEmpty)
+    }
+
+    @Test func anUpdateWaitingOnFleetAuthsProviderAddsNoDeadlineOfItsOwn() async throws {
+        // FleetAuth's provider answers within its retry deadline, so the reporter does not
+        // race it (a race is two tasks for every vehicle of a fleet that starts together):
+        // while the update waits for its first token, the clock holds only the token
+        // request's latency and timeout, not the 60-s deadline a silent provider gets.
+        let f = try ReporterFixture()
+        f.transport.latency = 0.2
+        let reporter = try f.reporter("v-42")
+        let update = f.clock.startSimulated { try await reporter.report(f.location()) }
+        try await f.clock.settledSleepers(count: 2, within: 60)
+        #expect(f.clock.sleeperCount == 2)
+        #expect(f.clock.sleeperCount(within: 16) == 2)
+        await f.clock.run(until: f.clock.now().addingTimeInterval(1))
+        #expect(try await update.value.status == 200)
+
+        // A provider of the app's own is still raced.
+        let silent = SilentProvider()
+        let other = try f.reporter("v-7", authorization: silent)
+        f.clock.offClockGrace = 0.1
+        let waiting = f.clock.startSimulated { try await other.report(f.location()) }
+        try await f.clock.settledSleepers(count: 1, within: 61)
+        #expect(f.clock.sleeperCount(within: 59) == 0)
+        waiting.cancel()
+        _ = await waiting.result
     }
 
     @Test func aCancelledUpdateWaitingOnASilentProviderEndsAtOnce() async throws {
