@@ -35,7 +35,8 @@ enum ReportingBench {
             String(
                 format: "%@%d vehicles, %.0f simulated min: %.1f s per simulated hour (cold start %.1f s), "
                     + "peak +%.0f MB (+%.0f MB over the second half), %d failed, %.2f tokens per vehicle",
-                work == .clockOnly ? "floor (clock only), " : "", vehicles, simulatedMinutes, secondsPerSimulatedHour, coldStartSeconds,
+                work == .clockOnly ? "floor (clock only), " : "", vehicles, simulatedMinutes, secondsPerSimulatedHour,
+                coldStartSeconds,
                 Double(peakResidentGrowthBytes) / 1e6, Double(lateResidentGrowthBytes) / 1e6, failed,
                 tokensPerVehicle)
         }
