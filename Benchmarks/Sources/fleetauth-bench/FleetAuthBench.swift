@@ -52,6 +52,20 @@ struct FleetAuthBench {
                     format: "ratio to the floor: %.1f per simulated hour, %.1f in the first minute",
                     run.secondsPerSimulatedHour / floor.secondsPerSimulatedHour,
                     run.coldStartSeconds / floor.coldStartSeconds))
+            let parts = try await ReportingBench.parts()
+            func perUpdate(_ run: ReportingBench.Run) -> Double { run.secondsPerSimulatedHour * 1e6 / 720 / vehicles }
+            let rest =
+                perUpdate(run) - perUpdate(floor)
+                - (parts.lookup + parts.fleetServiceCheck + parts.transportBookkeeping) / 1000
+            print(
+                String(
+                    format:
+                        "per update: %.1f µs; floor (task, clock, one sleep) %.1f µs, token lookup %.2f µs, "
+                        + "fleet service's check %.1f µs, in-memory transport's bookkeeping %.1f µs, "
+                        + "the rest (body, reporter, caller, task switches) %.1f µs; "
+                        + "a report answered at once without the service or a sleep %.1f µs",
+                    perUpdate(run), perUpdate(floor), parts.lookup / 1000, parts.fleetServiceCheck / 1000,
+                    parts.transportBookkeeping / 1000, rest, parts.reportWithoutServiceOrSleep / 1000))
             return
         }
         if let vehicles = option("--delivery") {
