@@ -122,7 +122,9 @@ extension TokenEngine {
     }
 
     /// Stores a finished flight's outcome, answers its waiters, and wakes the callers of
-    /// `waitUntilIdle()` once no fetch task runs.
+    /// `waitUntilIdle()` once no fetch task runs. Not inlined, as `attemptFailed` is not: the
+    /// flight's async frame would hold their every value, for every flight of a fleet at once.
+    @inline(never)
     private func finish(
         flight flightID: UInt64, for scope: AuthorizationScope, with fetched: Result<AuthToken, FleetAuthError>,
         startedAt started: TimeInterval
@@ -211,6 +213,7 @@ extension TokenEngine {
     /// the retry policy's attempts and deadline. The flight keeps retrying a transient
     /// failure while the cached token stays usable until `retryAt`, while waiters are
     /// within their budget, or while callers keep asking for the scope.
+    @inline(never)
     private func attemptFailed(
         flight flightID: UInt64, for scope: AuthorizationScope, error: FleetAuthError, attempt: Int,
         retryAt: TimeInterval

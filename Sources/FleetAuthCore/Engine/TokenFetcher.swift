@@ -3,7 +3,7 @@ package import Foundation
 /// Fetches one token: builds the request, sends it within a timeout on the injected clock,
 /// validates the answer, and retries transient failures with backoff. No state of its own:
 /// ``TokenEngine`` decides when to fetch and who shares it.
-package struct TokenFetcher: Sendable {
+package final class TokenFetcher: Sendable {
     package let endpoint: TokenEndpoint
     package let transport: any HTTPTransport
     package let clock: any WallClock
@@ -44,25 +44,45 @@ package struct TokenFetcher: Sendable {
         return await retrying(scope, firstAttempt: firstAttempt, deadline: deadline, shouldRetry: shouldRetry) {
             attemptDeadline, attempt in
             let (answer, sent) = await sendOnce(scope, attempt: attempt, deadline: attemptDeadline)
-            let token = answer.flatMap { answer in
-                Result { () throws(FleetAuthError) -> AuthToken in
-                    let token = try parser.token(
-                        from: answer.response, for: scope, receivedAt: clock.now(), clock: clock,
-                        credentialSent: answer.credentialSent)
-                    if let refused = refusal(token) { throw refused }
-                    return token
-                }
-                .mapError { $0.hiding(answer.sentValues) }
-            }
-            return (token, sent)
+            return (validated(answer, for: scope, refusal: refusal), sent)
         } succeeded: { token, finished in
-            emit(
-                .fetchSucceeded(
-                    scope, fingerprint: token.fingerprint, duration: finished - start,
-                    expiresIn: (token.expiresAtUptime ?? finished) - finished))
-            if abs(token.issuerClockOffset) > parser.policy.expiryTolerance {
-                emit(.clockDisagreement(scope, fingerprint: token.fingerprint, offset: token.issuerClockOffset))
+            emitSucceeded(token, for: scope, started: start, finished: finished)
+        }
+    }
+
+    // The synchronous steps of a fetch are functions of their own, not inlined: an async
+    // function's frame holds every value its inlined code may keep across a suspension, and
+    // a fleet that starts together holds a fetch's frame for every vehicle at once.
+
+    /// The token an answer carries, validated, or why it is refused.
+    @inline(never)
+    private func validated(
+        _ answer: Result<Answer, FleetAuthError>, for scope: AuthorizationScope,
+        refusal: (AuthToken) -> FleetAuthError?
+    ) -> Result<AuthToken, FleetAuthError> {
+        answer.flatMap { answer in
+            Result { () throws(FleetAuthError) -> AuthToken in
+                let token = try parser.token(
+                    from: answer.response, for: scope, receivedAt: clock.now(), clock: clock,
+                    credentialSent: answer.credentialSent)
+                if let refused = refusal(token) { throw refused }
+                return token
             }
+            .mapError { $0.hiding(answer.sentValues) }
+        }
+    }
+
+    /// The events of a fetch that succeeded.
+    @inline(never)
+    private func emitSucceeded(
+        _ token: AuthToken, for scope: AuthorizationScope, started: TimeInterval, finished: TimeInterval
+    ) {
+        emit(
+            .fetchSucceeded(
+                scope, fingerprint: token.fingerprint, duration: finished - started,
+                expiresIn: (token.expiresAtUptime ?? finished) - finished))
+        if abs(token.issuerClockOffset) > parser.policy.expiryTolerance {
+            emit(.clockDisagreement(scope, fingerprint: token.fingerprint, offset: token.issuerClockOffset))
         }
     }
 
@@ -107,17 +127,11 @@ package struct TokenFetcher: Sendable {
                 succeeded(value, finished)
                 return .success(value)
             case .failure(let error):
-                var wait: TimeInterval?
-                if error.isTransient, !Task.isCancelled {
-                    let delay = max(
-                        retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
-                    if shouldRetry(error, attempt, finished + delay) { wait = delay }
-                }
-                emit(
-                    sent
-                        ? .fetchFailed(scope, error: error, duration: finished - attemptStart, retryIn: wait)
-                        : .notSent(scope, error: error, retryIn: wait))
-                guard let wait else { return .failure(error) }
+                guard
+                    let wait = retryWait(
+                        after: error, of: attempt, for: scope, sent: sent, started: attemptStart, finished: finished,
+                        shouldRetry: shouldRetry)
+                else { return .failure(error) }
                 do {
                     try await clock.sleep(for: wait)
                 } catch {
@@ -126,6 +140,26 @@ package struct TokenFetcher: Sendable {
                 attempt += 1
             }
         }
+    }
+
+    /// How long to wait before the next attempt after `error`, or `nil` for none; emits the
+    /// attempt's event.
+    @inline(never)
+    private func retryWait(
+        after error: FleetAuthError, of attempt: Int, for scope: AuthorizationScope, sent: Bool,
+        started: TimeInterval, finished: TimeInterval,
+        shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
+    ) -> TimeInterval? {
+        var wait: TimeInterval?
+        if error.isTransient, !Task.isCancelled {
+            let delay = max(retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
+            if shouldRetry(error, attempt, finished + delay) { wait = delay }
+        }
+        emit(
+            sent
+                ? .fetchFailed(scope, error: error, duration: finished - started, retryIn: wait)
+                : .notSent(scope, error: error, retryIn: wait))
+        return wait
     }
 
     /// An answer to one request, and whether the request carried a credential (a header
@@ -147,53 +181,57 @@ package struct TokenFetcher: Sendable {
         -> (Result<Answer, FleetAuthError>, sent: Bool)
     {
         let timeout = min(endpoint.timeout, deadline - clock.uptime())
-        guard timeout > 0 else {
-            let error = FleetAuthError(
-                reason: .timedOut,
-                message:
-                    "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
-                scope: scope, url: try? endpoint.baseRequest(for: scope).url)
-            return (.failure(error), false)
-        }
-        let (endpoint, transport, emit) = (self.endpoint, self.transport, self.emit)
+        guard timeout > 0 else { return (.failure(deadlineSpent(for: scope)), false) }
         // What the operation got to, read after it ends or times out.
         let progress = LockedState<TransportRequest?>(nil)
-        let outcome: Result<Answer, FleetAuthError>?
+        let outcome: Result<Result<Answer, FleetAuthError>?, any Error>
         do {
-            outcome = try await clock.withTimeout(timeout) { () async throws -> Result<Answer, FleetAuthError> in
-                var request: TransportRequest
-                do throws(FleetAuthError) {
-                    request = try await endpoint.request(for: scope)
-                } catch {
-                    return .failure(error)
-                }
-                request.timeout = timeout
-                progress.withLock { $0 = request }
-                emit(.fetchStarted(scope, attempt: attempt))
-                let response = try await transport.send(request)
-                return .success(
-                    Answer(
-                        response: response, credentialSent: CredentialHeader.carriesCredential(request.headers),
-                        sentValues: request.headers.values))
-            }
+            outcome = .success(
+                try await clock.withTimeout(timeout) { () async throws -> Result<Answer, FleetAuthError> in
+                    var request: TransportRequest
+                    do throws(FleetAuthError) {
+                        request = try await self.endpoint.request(for: scope)
+                    } catch {
+                        return .failure(error)
+                    }
+                    request.timeout = timeout
+                    progress.withLock { $0 = request }
+                    self.emit(.fetchStarted(scope, attempt: attempt))
+                    let response = try await self.transport.send(request)
+                    return .success(
+                        Answer(
+                            response: response, credentialSent: CredentialHeader.carriesCredential(request.headers),
+                            sentValues: request.headers.values))
+                })
         } catch {
-            guard let request = progress.withLock({ $0 }) else {
+            outcome = .failure(error)
+        }
+        return judged(outcome, sent: progress.withLock { $0 }, for: scope, timeout: timeout)
+    }
+
+    /// What one request came to: `outcome` is the operation's result (`nil`: it timed out) or
+    /// what it threw; `request` is the request once it was built and sent.
+    @inline(never)
+    private func judged(
+        _ outcome: Result<Result<Answer, FleetAuthError>?, any Error>, sent request: TransportRequest?,
+        for scope: AuthorizationScope, timeout: TimeInterval
+    ) -> (Result<Answer, FleetAuthError>, sent: Bool) {
+        switch outcome {
+        case .failure(let error):
+            guard let request else {
                 // Only the request's building throws before it is recorded: cancellation.
                 return (.failure(Self.cancelled(scope)), false)
             }
             return (.failure(Self.failure(error, of: request, for: scope)), true)
-        }
-        let request = progress.withLock { $0 }
-        switch outcome {
-        case .success(let answer)?:
+        case .success(.success(let answer)?):
             return (.success(answer), true)
-        case .failure(let error)?:
+        case .success(.failure(let error)?):
             // The headers closure saw this fetch cancelled: that is the sign-out, not the app's credential.
             if Task.isCancelled, error.underlyingError is CancellationError {
                 return (.failure(Self.cancelled(scope)), false)
             }
             return (.failure(error), false)
-        case nil:
+        case .success(nil):
             guard let request else {
                 let error = FleetAuthError(
                     reason: .credentialsUnavailable,
@@ -206,7 +244,18 @@ package struct TokenFetcher: Sendable {
         }
     }
 
+    /// The error of an attempt the retry deadline left no time for.
+    @inline(never)
+    private func deadlineSpent(for scope: AuthorizationScope) -> FleetAuthError {
+        FleetAuthError(
+            reason: .timedOut,
+            message:
+                "The retry deadline ran out before another request to the token backend could be sent; check that the backend is up, or raise the retry deadline.",
+            scope: scope, url: try? endpoint.baseRequest(for: scope).url)
+    }
+
     /// Why a request that was sent got no answer: the transport's error, or cancellation.
+    @inline(never)
     private static func failure(_ error: any Error, of request: TransportRequest, for scope: AuthorizationScope)
         -> FleetAuthError
     {
@@ -222,6 +271,7 @@ package struct TokenFetcher: Sendable {
     }
 
     /// The error of a request that got no answer within `timeout`, naming the bound it hit.
+    @inline(never)
     private func timedOut(_ request: TransportRequest, for scope: AuthorizationScope, after timeout: TimeInterval)
         -> FleetAuthError
     {

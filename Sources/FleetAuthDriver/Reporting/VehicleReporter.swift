@@ -49,6 +49,8 @@ public final class VehicleReporter: Sendable {
     /// Where every update goes, built once: the vehicle does not change.
     private let updateURL: URL
     private let queue = OrderedQueue()
+    /// Whether `updateURL` may carry a token, judged once: every update goes there.
+    private let updateURLCarriesTokens: Bool
 
     /// Creates a reporter; throws a `caller` fault naming the field and the rule for an
     /// empty or malformed vehicle, task or provider ID, or a fleet service URL that is not
@@ -65,6 +67,8 @@ public final class VehicleReporter: Sendable {
         self.context = context
         self.caller = AuthorizedCaller(
             context: context, authorization: authorization, transport: transport, clock: clock)
+        // A URL it refuses is refused again at each update, with the caller's message.
+        self.updateURLCarriesTokens = (try? caller.checkTransport(updateURL)) != nil
     }
 
     /// Every update's headers, one dictionary shared by all.
@@ -84,7 +88,7 @@ public final class VehicleReporter: Sendable {
             timeout: fleetService.timeout)
         return try await queue.run(
             { () async throws(FleetServiceError) -> Receipt in
-                let delivery = try await caller.deliver(request)
+                let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens)
                 return Receipt(
                     status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
                     attempts: delivery.attempts)

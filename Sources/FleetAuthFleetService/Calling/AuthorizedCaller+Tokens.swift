@@ -65,27 +65,42 @@ extension AuthorizedCaller {
                     try await authorization.token(for: context)
                 }
             }
-        } catch let error as FleetAuthError where error.reason == .rejectedTokenReissued {
-            let cause = lastRejection.withLock { $0 }.map { FleetAuthError.reissued(rejection: $0, scope: scope) }
-            throw FleetServiceError(
-                fault: .token, message: (cause ?? error).message, scope: scope, underlyingError: cause ?? error)
         } catch {
-            // The token URL as sent, which the message of a 404 or a refused credential needs.
-            let url = (error as? FleetAuthError)?.redactedURL.map { " (token URL \($0))" } ?? ""
-            throw FleetServiceError(
-                fault: .token,
-                message: "No token could be fetched for \(scope)\(url): \(TransportFailureReason.describe(error))",
-                scope: scope,
-                underlyingError: error)
+            throw fetchFailure(error)
         }
-        guard let answer else {
-            throw FleetServiceError(
-                fault: .token,
-                message:
-                    "The token provider did not answer within \(Int(Self.providerDeadline)) s, so nothing was sent; a provider must call its completion exactly once, with a token or an error.",
-                scope: scope)
-        }
+        guard let answer else { throw providerSilent() }
         return answer
+    }
+
+    // The errors are made in functions of their own, not inlined: the frame of an async
+    // function holds what its inlined code may keep across a suspension, and every vehicle
+    // of a fleet that starts together waits in `fetch()` at once.
+
+    /// The error of a fetch that threw `error`.
+    @inline(never)
+    private func fetchFailure(_ error: any Error) -> FleetServiceError {
+        if let error = error as? FleetAuthError, error.reason == .rejectedTokenReissued {
+            let cause = lastRejection.withLock { $0 }.map { FleetAuthError.reissued(rejection: $0, scope: scope) }
+            return FleetServiceError(
+                fault: .token, message: (cause ?? error).message, scope: scope, underlyingError: cause ?? error)
+        }
+        // The token URL as sent, which the message of a 404 or a refused credential needs.
+        let url = (error as? FleetAuthError)?.redactedURL.map { " (token URL \($0))" } ?? ""
+        return FleetServiceError(
+            fault: .token,
+            message: "No token could be fetched for \(scope)\(url): \(TransportFailureReason.describe(error))",
+            scope: scope,
+            underlyingError: error)
+    }
+
+    /// The error of a provider that did not answer within ``providerDeadline``.
+    @inline(never)
+    private func providerSilent() -> FleetServiceError {
+        FleetServiceError(
+            fault: .token,
+            message:
+                "The token provider did not answer within \(Int(Self.providerDeadline)) s, so nothing was sent; a provider must call its completion exactly once, with a token or an error.",
+            scope: scope)
     }
 
     /// Expired by the token's monotonic expiry on the clock of the provider that fetched it
@@ -104,11 +119,17 @@ extension AuthorizedCaller {
         do {
             return try await transport.send(request)
         } catch {
-            throw FleetServiceError(
-                fault: .network,
-                message:
-                    "\(Self.call(request)) to the fleet service got no answer (\(TransportFailureReason.describe(error))). Check connectivity and the fleet service URL; the call can be retried.",
-                scope: scope, tokenFingerprint: token.fingerprint, underlyingError: error)
+            throw noAnswer(to: request, with: token, error: error)
         }
+    }
+
+    /// The error of a fleet call that got no answer.
+    @inline(never)
+    private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) -> FleetServiceError {
+        FleetServiceError(
+            fault: .network,
+            message:
+                "\(Self.call(request)) to the fleet service got no answer (\(TransportFailureReason.describe(error))). Check connectivity and the fleet service URL; the call can be retried.",
+            scope: scope, tokenFingerprint: token.fingerprint, underlyingError: error)
     }
 }

@@ -1,5 +1,5 @@
 public import FleetAuthCore
-import Foundation
+package import Foundation
 
 /// Sends an app's own fleet-service calls with a token for one context, the way
 /// `VehicleReporter` and `TripMonitor` send theirs.
@@ -100,41 +100,64 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     }
 
     /// Sends `request` and returns the 2xx response with the token that carried it: the
-    /// form the reporter and the monitor use for their receipts.
-    package func deliver(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
-        let exchange = try await exchange(request)
-        let (response, token) = (exchange.response, exchange.token)
+    /// form the reporter and the monitor use for their receipts. `urlChecked`: the caller
+    /// has already judged the request's URL (a reporter's, once at its creation), so that
+    /// it is not parsed again at every call.
+    package func deliver(_ request: TransportRequest, urlChecked: Bool = false) async throws(FleetServiceError)
+        -> Delivery
+    {
+        let exchange = try await exchange(request, urlChecked: urlChecked)
         if let refusal = exchange.refusal {
-            let (rejection, reason) =
-                switch refusal {
-                case .freshToken(let age, let rejection):
-                    (
-                        rejection,
-                        "The fleet service refused a token minted \(Int(age)) s ago (\(rejection)) for \(Self.call(request)); a new token from the same backend would carry the same permissions, so the call was not repeated. Fix what the fleet service names (claim key, IDs, project, audience) in the backend's minting."
-                    )
-                case .again(let rejection):
-                    (
-                        rejection,
-                        "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind)."
-                    )
-                }
-            throw FleetServiceError(
-                fault: .token, message: reason + Self.clockNote(token), scope: scope, status: response.status,
-                tokenFingerprint: token.fingerprint, underlyingError: rejection)
+            throw refusalError(refusal, of: request, response: exchange.response, token: exchange.token)
         }
-        guard (200...299).contains(response.status) else {
-            let advice =
-                switch response.status {
-                case 404: "check the provider ID, the \(scope.kind) ID and the fleet flavor"
-                case 500...599: "the fleet service failed; try again later"
-                default: "check the request"
-                }
-            throw FleetServiceError(
-                fault: .service,
-                message: "The fleet service answered HTTP \(response.status) to \(Self.call(request)); \(advice).",
-                scope: scope, status: response.status, tokenFingerprint: token.fingerprint)
+        guard (200...299).contains(exchange.response.status) else {
+            throw statusError(exchange.response, of: request, token: exchange.token)
         }
-        return Delivery(response: response, tokenFingerprint: token.fingerprint, attempts: exchange.attempts)
+        return Delivery(
+            response: exchange.response, tokenFingerprint: exchange.token.fingerprint, attempts: exchange.attempts)
+    }
+
+    // The errors are made in functions of their own, not inlined: an async function's frame
+    // holds what its inlined code may keep across a suspension, for every call in flight.
+
+    /// The error of a call the fleet service's 401/403 ended.
+    @inline(never)
+    private func refusalError(
+        _ refusal: Refusal, of request: TransportRequest, response: TransportResponse, token: AuthToken
+    ) -> FleetServiceError {
+        let (rejection, reason) =
+            switch refusal {
+            case .freshToken(let age, let rejection):
+                (
+                    rejection,
+                    "The fleet service refused a token minted \(Int(age)) s ago (\(rejection)) for \(Self.call(request)); a new token from the same backend would carry the same permissions, so the call was not repeated. Fix what the fleet service names (claim key, IDs, project, audience) in the backend's minting."
+                )
+            case .again(let rejection):
+                (
+                    rejection,
+                    "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind)."
+                )
+            }
+        return FleetServiceError(
+            fault: .token, message: reason + Self.clockNote(token), scope: scope, status: response.status,
+            tokenFingerprint: token.fingerprint, underlyingError: rejection)
+    }
+
+    /// The error of a call the fleet service answered with a status other than 2xx, 401 or 403.
+    @inline(never)
+    private func statusError(_ response: TransportResponse, of request: TransportRequest, token: AuthToken)
+        -> FleetServiceError
+    {
+        let advice =
+            switch response.status {
+            case 404: "check the provider ID, the \(scope.kind) ID and the fleet flavor"
+            case 500...599: "the fleet service failed; try again later"
+            default: "check the request"
+            }
+        return FleetServiceError(
+            fault: .service,
+            message: "The fleet service answered HTTP \(response.status) to \(Self.call(request)); \(advice).",
+            scope: scope, status: response.status, tokenFingerprint: token.fingerprint)
     }
 
     /// Sends `request` under the rule and returns the last response whatever its status:
@@ -166,8 +189,10 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     // costs a task switch and a frame, and a simulator makes thousands a step (5,000
     // vehicles on the manual clock: 6 % less time, measured run against run).
     @inline(__always)
-    private func exchange(_ request: TransportRequest) async throws(FleetServiceError) -> Exchange<TransportResponse> {
-        try checkTransport(request.url)
+    private func exchange(_ request: TransportRequest, urlChecked: Bool = false) async throws(FleetServiceError)
+        -> Exchange<TransportResponse>
+    {
+        if !urlChecked { try checkTransport(request.url) }
         do {
             return try await exchange(
                 { token async throws(FleetServiceError) in try await send(request, with: token) },
@@ -218,7 +243,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     // MARK: - Requests
 
     /// Refuses a URL that would carry the token in clear text, before a token is fetched.
-    func checkTransport(_ url: URL) throws(FleetServiceError) {
+    package func checkTransport(_ url: URL) throws(FleetServiceError) {
         switch TokenCarryingURL.judge(scheme: url.scheme, host: url.host) {
         case .allowed: return
         case .notAbsolute, .unsupportedScheme:

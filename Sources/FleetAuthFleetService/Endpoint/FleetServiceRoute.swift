@@ -44,19 +44,27 @@ package struct FleetServiceRoute: Sendable, Hashable {
     /// The route and the ID named by a request path (percent-decoded), if it is one of ours
     /// for `providerID`.
     package static func match(path: String, providerID: String) -> (route: FleetServiceRoute, id: String)? {
-        // Split by bytes, into at most the five segments a route has: splitting a `String` by
-        // `Character` cost a simulator more than the rest of a call's routing.
-        let parts = path.utf8.split(separator: UInt8(ascii: "/"), maxSplits: 5)
-        func segment(_ index: Int) -> String {
-            let part = Substring(parts[index])
-            return part.utf8.contains(UInt8(ascii: "%")) ? part.removingPercentEncoding ?? String(part) : String(part)
+        // Segment by segment, by bytes, allocating nothing for a path that is not ours nor
+        // for the segments compared: the in-memory fleet service matches every call of a
+        // simulator. Empty segments (`//`) are skipped.
+        var remaining = Substring(path)
+        func nextSegment() -> Substring? {
+            while remaining.utf8.first == UInt8(ascii: "/") {
+                remaining = remaining[remaining.utf8.index(after: remaining.startIndex)...]
+            }
+            guard !remaining.isEmpty else { return nil }
+            let end = remaining.utf8.firstIndex(of: UInt8(ascii: "/")) ?? remaining.endIndex
+            defer { remaining = remaining[end...] }
+            return decoded(remaining[..<end])
         }
-        guard parts.count == 5, segment(0) == "v1", segment(1) == "providers", segment(2) == providerID else {
-            return nil
+        func decoded(_ part: Substring) -> Substring {
+            part.utf8.contains(UInt8(ascii: "%")) ? Substring(part.removingPercentEncoding ?? String(part)) : part
         }
-        let collection = segment(3)
-        guard let route = all.first(where: { $0.collection == collection }) else { return nil }
-        return (route, segment(4))
+        guard nextSegment() == "v1", nextSegment() == "providers", let provider = nextSegment(),
+            provider == providerID, let collection = nextSegment(), let route = all.first(where: { $0.collection == collection }),
+            let id = nextSegment(), nextSegment() == nil
+        else { return nil }
+        return (route, String(id))
     }
 
     /// The scope a call on this route with `id` is for.

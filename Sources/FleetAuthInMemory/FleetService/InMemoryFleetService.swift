@@ -141,8 +141,14 @@ public final class InMemoryFleetService: Sendable {
 
     /// Checks the token and serves the call.
     public func respond(to request: TransportRequest) async -> TransportResponse {
+        respond(to: request, path: request.url.path)
+    }
+
+    /// Checks the token and serves the call whose URL has `path`: the form of the in-memory
+    /// transport, which has read the path already.
+    package func respond(to request: TransportRequest, path: String) -> TransportResponse {
         let now = clock.now()
-        let match = FleetServiceRoute.match(path: request.url.path, providerID: configuration.providerID)
+        let match = FleetServiceRoute.match(path: path, providerID: configuration.providerID)
         let scope = match.map { $0.route.scope(id: $0.id) }
         let bearer = request.header("Authorization").flatMap(Self.bearerToken)
         let fingerprint = bearer.map(AuthToken.fingerprint(ofPart:))
@@ -288,6 +294,6 @@ public final class InMemoryFleetService: Sendable {
 extension InMemoryTransport {
     /// Answers every `/v1/…` request with the fleet service.
     public func mount(_ service: InMemoryFleetService) {
-        route(prefix: "/v1/") { request in await service.respond(to: request) }
+        route(prefix: "/v1/") { request, path in service.respond(to: request, path: path) }
     }
 }

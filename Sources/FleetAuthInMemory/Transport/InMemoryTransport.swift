@@ -14,8 +14,9 @@ public import Foundation
 /// transport.mount(backend, at: "/token")
 /// ```
 public final class InMemoryTransport: HTTPTransport {
-    /// Answers a request.
-    package typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
+    /// Answers a request, given with its URL's path (read once a request: reading it
+    /// parses the URL).
+    package typealias Handler = @Sendable (TransportRequest, _ path: String) async throws -> TransportResponse
 
     /// A failure to inject in place of a route's answer.
     public struct Fault: Sendable {
@@ -48,9 +49,8 @@ public final class InMemoryTransport: HTTPTransport {
         let matchesPrefix: Bool
         let handler: Handler
 
-        func matches(_ request: TransportRequest) -> Bool {
+        func matches(_ request: TransportRequest, path: String) -> Bool {
             guard method == nil || method == request.method else { return false }
-            let path = request.url.path
             if matchesPrefix { return path.hasPrefix(self.path) }
             return path == self.path || PathPattern.fields(of: request.url, matching: self.path) != nil
         }
@@ -88,9 +88,8 @@ public final class InMemoryTransport: HTTPTransport {
         _ path: String, method: String? = nil,
         handler: @escaping @Sendable (TransportRequest) async throws -> TransportResponse
     ) {
-        state.withLock {
-            $0.routes.insert(Route(method: method, path: path, matchesPrefix: false, handler: handler), at: 0)
-        }
+        let route = Route(method: method, path: path, matchesPrefix: false) { request, _ in try await handler(request) }
+        state.withLock { $0.routes.insert(route, at: 0) }
     }
 
     /// Answers requests to every path that starts with `prefix` with `handler`.
@@ -113,10 +112,11 @@ public final class InMemoryTransport: HTTPTransport {
     /// transport.mount(InMemoryTokenBackend(clock: clock), at: "/token/driver/{vehicleId}")
     /// ```
     public func mount(_ backend: InMemoryTokenBackend, at path: String) {
-        route(path) { request in
+        let route = Route(method: nil, path: path, matchesPrefix: false) { request, _ in
             try await backend.respond(
                 to: request, pathFields: PathPattern.fields(of: request.url, matching: path) ?? [:])
         }
+        state.withLock { $0.routes.insert(route, at: 0) }
     }
 
     /// Faults for the next requests, one each, in order.
@@ -173,13 +173,14 @@ public final class InMemoryTransport: HTTPTransport {
     /// Records the request, waits the latency, applies any fault, then routes it.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
+        let path = request.url.path
         let (scripted, injector, index, latency, handler) = state.withLock { state in
             let index = state.requests.total
             state.requests.append(request)
             let scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
             let now = clock.uptime()
-            let windowed = state.windows.last { $0.span.contains(now) && request.url.path.hasPrefix($0.pathPrefix) }
-            let route = state.routes.first { $0.matches(request) }
+            let windowed = state.windows.last { $0.span.contains(now) && path.hasPrefix($0.pathPrefix) }
+            let route = state.routes.first { $0.matches(request, path: path) }
             return (scripted ?? windowed?.fault, state.injector, index, state.latency, route?.handler)
         }
         // The app's injector runs outside the lock: it may read this transport.
@@ -198,7 +199,7 @@ public final class InMemoryTransport: HTTPTransport {
             return TransportResponse(
                 status: 404, headers: ["Content-Type": "text/plain"], body: Data("no route".utf8), url: request.url)
         }
-        var response = try await handler(request)
+        var response = try await handler(request, path)
         if response.url == nil { response.url = request.url }
         return response
     }
