@@ -61,8 +61,8 @@ package struct FleetServiceRoute: Sendable, Hashable {
             part.utf8.contains(UInt8(ascii: "%")) ? Substring(part.removingPercentEncoding ?? String(part)) : part
         }
         guard nextSegment() == "v1", nextSegment() == "providers", let provider = nextSegment(),
-            provider == providerID, let collection = nextSegment(), let route = all.first(where: { $0.collection == collection }),
-            let id = nextSegment(), nextSegment() == nil
+            provider == providerID, let collection = nextSegment(),
+            let route = all.first(where: { $0.collection == collection }), let id = nextSegment(), nextSegment() == nil
         else { return nil }
         return (route, String(id))
     }
