@@ -88,7 +88,9 @@ public final class VehicleReporter: Sendable {
             timeout: fleetService.timeout)
         return try await queue.run(
             { () async throws(FleetServiceError) -> Receipt in
-                let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens)
+                // Without a token, the update waits for one before the call's frames exist.
+                let token = try await caller.tokenUnlessCached()
+                let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens, token: token)
                 return Receipt(
                     status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
                     attempts: delivery.attempts)

@@ -1,4 +1,4 @@
-import FleetAuthCore
+package import FleetAuthCore
 import Foundation
 
 /// Getting a usable token for a call, and sending the call with it.
@@ -23,6 +23,14 @@ extension AuthorizedCaller {
     /// `PUT /v1/providers/p/vehicles/v-42`: the method and path, never query values.
     static func call(_ request: TransportRequest) -> String {
         "\(request.method) \(request.url.path)"
+    }
+
+    /// A token for the next call when no usable one is cached (`nil` when one is): the wait
+    /// for a fetch in a frame of its own, before the call's. Every vehicle of a fleet that
+    /// starts together waits for its first token at once, holding only this.
+    package func tokenUnlessCached() async throws(FleetServiceError) -> AuthToken? {
+        if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return nil }
+        return try await usableToken()
     }
 
     /// A token that has not expired by what the caller can tell; an expired one is

@@ -103,10 +103,11 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// form the reporter and the monitor use for their receipts. `urlChecked`: the caller
     /// has already judged the request's URL (a reporter's, once at its creation), so that
     /// it is not parsed again at every call.
-    package func deliver(_ request: TransportRequest, urlChecked: Bool = false) async throws(FleetServiceError)
-        -> Delivery
+    /// `token`: one the caller fetched for this call already (``tokenUnlessCached()``).
+    package func deliver(_ request: TransportRequest, urlChecked: Bool = false, token: AuthToken? = nil)
+        async throws(FleetServiceError) -> Delivery
     {
-        let exchange = try await exchange(request, urlChecked: urlChecked)
+        let exchange = try await exchange(request, urlChecked: urlChecked, token: token)
         if let refusal = exchange.refusal {
             throw refusalError(refusal, of: request, response: exchange.response, token: exchange.token)
         }
@@ -189,14 +190,14 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     // costs a task switch and a frame, and a simulator makes thousands a step (5,000
     // vehicles on the manual clock: 6 % less time, measured run against run).
     @inline(__always)
-    private func exchange(_ request: TransportRequest, urlChecked: Bool = false) async throws(FleetServiceError)
-        -> Exchange<TransportResponse>
+    private func exchange(_ request: TransportRequest, urlChecked: Bool = false, token: AuthToken? = nil)
+        async throws(FleetServiceError) -> Exchange<TransportResponse>
     {
         if !urlChecked { try checkTransport(request.url) }
         do {
             return try await exchange(
                 { token async throws(FleetServiceError) in try await send(request, with: token) },
-                status: \.status, body: \.body)
+                status: \.status, body: \.body, token: token)
         } catch let error as FleetServiceError {
             throw error
         } catch {
@@ -208,11 +209,14 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// The rule itself, over any way of sending: `attempt` sends with the token it is given.
     @inline(__always)
     private func exchange<Response>(
-        _ attempt: (AuthToken) async throws -> Response, status: (Response) -> Int, body: (Response) -> Data
+        _ attempt: (AuthToken) async throws -> Response, status: (Response) -> Int, body: (Response) -> Data,
+        token given: AuthToken? = nil
     ) async throws -> Exchange<Response> {
         // A cached token that has not expired is taken without a call that could suspend.
         var token: AuthToken
-        if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) {
+        if let given {
+            token = given
+        } else if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) {
             token = cached
         } else {
             token = try await usableToken()
