@@ -252,6 +252,51 @@ struct VehicleReporterTests {
         #expect(f.fleet.acceptedCount == 4)
     }
 
+    @Test func updatesWaitingForTheFirstTokenAreSentInTheOrderReported() async throws {
+        // Each update waits for the vehicle's first token after taking its turn, so the
+        // three waiters, answered together, still go out in the order they were reported.
+        let f = try ReporterFixture()
+        f.transport.latency = 1
+        let reporter = try f.reporter("v-42")
+        var reports: [Task<VehicleReporter.Receipt, any Error>] = []
+        for step in 1...3 {
+            reports.append(f.clock.startSimulated { try await reporter.report(f.location(step)) })
+            await f.clock.settle()
+        }
+        await f.clock.run(until: f.clock.now().addingTimeInterval(10))
+        for report in reports { _ = try await report.value }
+        let sentLatitudes = f.transport.requests.filter { $0.method == "PUT" }.map { request in
+            String(decoding: request.body ?? Data(), as: UTF8.self)
+        }
+        #expect(sentLatitudes.count == 3)
+        for (index, body) in sentLatitudes.enumerated() {
+            #expect(body.contains("\"latitude\":\(f.location(index + 1).latitude)"), "\(body)")
+        }
+        #expect(f.backend.mintedCount == 1)
+    }
+
+    /// A provider without a cache of its own: each call of `fetchToken` goes to FleetAuth's.
+    struct UncachedProvider: DriverAuthorization {
+        let inner: DriverTokenProvider
+        let calls = LockedState(0)
+        func fetchToken(
+            with authorizationContext: DriverAuthorizationContext?,
+            completion: @escaping AuthTokenFetchCompletionHandler
+        ) {
+            calls.withLock { $0 += 1 }
+            inner.fetchToken(with: authorizationContext, completion: completion)
+        }
+    }
+
+    @Test func aProviderWithoutACacheIsAskedOncePerUpdate() async throws {
+        let f = try ReporterFixture()
+        let provider = UncachedProvider(inner: f.provider)
+        let reporter = try f.reporter("v-42", authorization: provider)
+        for step in 1...3 { _ = try await reporter.report(f.location(step)) }
+        #expect(provider.calls.withLock { $0 } == 3)
+        #expect(f.fleet.acceptedCount == 3)
+    }
+
     @Test func aRevokedTokenCausesExactlyOneRefetchAcrossManyConcurrentReporters() async throws {
         let f = try ReporterFixture()
         let reporters = try (0..<20).map { _ in try f.reporter("v-1") }  // one vehicle, many senders
