@@ -44,27 +44,26 @@ package struct FleetServiceRoute: Sendable, Hashable {
     /// The route and the ID named by a request path (percent-decoded), if it is one of ours
     /// for `providerID`.
     package static func match(path: String, providerID: String) -> (route: FleetServiceRoute, id: String)? {
-        // Segment by segment, by bytes, allocating nothing for a path that is not ours nor
-        // for the segments compared: the in-memory fleet service matches every call of a
-        // simulator. Empty segments (`//`) are skipped.
-        var remaining = Substring(path)
-        func nextSegment() -> Substring? {
-            while remaining.utf8.first == UInt8(ascii: "/") {
-                remaining = remaining[remaining.utf8.index(after: remaining.startIndex)...]
+        // Over the path's bytes, allocating only the ID: the in-memory fleet service matches
+        // every call of a simulator. Empty segments (`//`) are skipped; a segment with a
+        // percent escape is compared decoded.
+        var path = path
+        return path.withUTF8 { bytes -> (route: FleetServiceRoute, id: String)? in
+            var position = 0
+            func nextSegment() -> String? {
+                while position < bytes.count, bytes[position] == UInt8(ascii: "/") { position += 1 }
+                guard position < bytes.count else { return nil }
+                let start = position
+                while position < bytes.count, bytes[position] != UInt8(ascii: "/") { position += 1 }
+                let segment = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                return segment.utf8.contains(UInt8(ascii: "%")) ? segment.removingPercentEncoding ?? segment : segment
             }
-            guard !remaining.isEmpty else { return nil }
-            let end = remaining.utf8.firstIndex(of: UInt8(ascii: "/")) ?? remaining.endIndex
-            defer { remaining = remaining[end...] }
-            return decoded(remaining[..<end])
+            guard nextSegment() == "v1", nextSegment() == "providers", nextSegment() == providerID,
+                let collection = nextSegment(), let route = all.first(where: { $0.collection == collection }),
+                let id = nextSegment(), nextSegment() == nil
+            else { return nil }
+            return (route, id)
         }
-        func decoded(_ part: Substring) -> Substring {
-            part.utf8.contains(UInt8(ascii: "%")) ? Substring(part.removingPercentEncoding ?? String(part)) : part
-        }
-        guard nextSegment() == "v1", nextSegment() == "providers", let provider = nextSegment(),
-            provider == providerID, let collection = nextSegment(),
-            let route = all.first(where: { $0.collection == collection }), let id = nextSegment(), nextSegment() == nil
-        else { return nil }
-        return (route, String(id))
     }
 
     /// The scope a call on this route with `id` is for.

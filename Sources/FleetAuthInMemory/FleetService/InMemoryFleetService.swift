@@ -89,9 +89,17 @@ public final class InMemoryFleetService: Sendable {
         var lastLocations: [String: Data] = [:]
         var forcedRejections: [Int] = []
         var revoked: Set<String> = []
-        /// Each token's claims, decoded once, under its fingerprint (see `claims(of:fingerprint:at:)`).
-        var claims: [String: (token: String, claims: JWTClaims)] = [:]
-        var pruneClaimsAt = 1024
+        /// The last token each vehicle or trip called with, its fingerprint and claims: a
+        /// token carries hundreds of calls, and decoding it (or hashing it for its
+        /// fingerprint) at each one took a third of a simulator's time.
+        var lastTokens: [AuthorizationScope: KnownToken] = [:]
+    }
+
+    /// A token the service has decoded.
+    private struct KnownToken {
+        let token: String
+        let fingerprint: String
+        let claims: JWTClaims?
     }
 
     private let clock: any WallClock
@@ -151,38 +159,38 @@ public final class InMemoryFleetService: Sendable {
         let match = FleetServiceRoute.match(path: path, providerID: configuration.providerID)
         let scope = match.map { $0.route.scope(id: $0.id) }
         let bearer = request.header("Authorization").flatMap(Self.bearerToken)
-        let fingerprint = bearer.map(AuthToken.fingerprint(ofPart:))
-        let (forced, revoked) = state.withLock { state in
+        let (forced, revoked, known) = state.withLock { state in
             (
-                state.forcedRejections.isEmpty ? nil : state.forcedRejections.removeFirst(),
-                fingerprint.map(state.revoked.contains) ?? false
+                state.forcedRejections.isEmpty ? nil : state.forcedRejections.removeFirst(), state.revoked,
+                scope.flatMap { state.lastTokens[$0] }.flatMap { known in bearer == known.token[...] ? known : nil }
             )
         }
+        let token = bearer.map { bearer in known ?? decoded(bearer, for: scope) }
         let verdict: (status: Int, rejection: String?)
         if let forced {
             verdict = (forced, "rejected on purpose")
-        } else if revoked {
+        } else if let token, revoked.contains(token.fingerprint) {
             verdict = (401, "token revoked")
         } else if let scope, (try? scope.validated()) == nil {
             verdict = (400, "the ID breaks the fleet service's ID rules")
         } else if let scope, let route = match?.route {
-            verdict = check(bearer, fingerprint: fingerprint, covering: scope, on: route, at: now)
+            verdict = check(token, covering: scope, on: route, at: now)
         } else {
             verdict = (404, "no such resource")
         }
         var status = verdict.status
-        let body: Data
+        var body = Data(#"{"error":""}"#.utf8)
+        var stored: Data?
         if let rejection = verdict.rejection {
             body = Data(#"{"error":"\#(rejection)"}"#.utf8)
         } else if let scope, let route = match?.route {
-            (status, body) = serve(request, scope: scope, route: route, now: now)
-        } else {
-            body = Data(#"{"error":""}"#.utf8)
+            (status, body, stored) = serve(request, scope: scope, route: route, now: now)
         }
         let call = Call(
-            method: request.method, scope: scope, tokenFingerprint: fingerprint, status: status,
+            method: request.method, scope: scope, tokenFingerprint: token?.fingerprint, status: status,
             rejection: verdict.rejection ?? ((200...299).contains(status) ? nil : "HTTP \(status)"), at: now)
         state.withLock { state in
+            if let stored, let scope { state.lastLocations[scope.id] = stored }
             state.calls.append(call)
             if call.accepted { state.accepted += 1 }
         }
@@ -192,14 +200,20 @@ public final class InMemoryFleetService: Sendable {
     /// Every answer's headers, one dictionary shared by all.
     private static let jsonHeaders = ["Content-Type": "application/json"]
 
+    /// `bearer` decoded, and remembered as the last token of `scope`.
+    private func decoded(_ bearer: Substring, for scope: AuthorizationScope?) -> KnownToken {
+        let token = String(bearer)
+        let known = KnownToken(
+            token: token, fingerprint: AuthToken.fingerprint(ofPart: bearer), claims: try? JWTDecoder.decode(token))
+        if let scope { state.withLock { $0.lastTokens[scope] = known } }
+        return known
+    }
+
     private func check(
-        _ bearer: Substring?, fingerprint: String?, covering scope: AuthorizationScope, on route: FleetServiceRoute,
-        at now: Date
+        _ token: KnownToken?, covering scope: AuthorizationScope, on route: FleetServiceRoute, at now: Date
     ) -> (Int, String?) {
-        guard let bearer, let fingerprint else { return (401, "no bearer token") }
-        guard let claims = claims(of: bearer, fingerprint: fingerprint, at: now) else {
-            return (401, "malformed token")
-        }
+        guard let token else { return (401, "no bearer token") }
+        guard let claims = token.claims else { return (401, "malformed token") }
         guard claims.audience.contains(configuration.audience) else { return (401, "wrong audience") }
         guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
         guard exp > now else { return (401, "token expired") }
@@ -220,26 +234,26 @@ public final class InMemoryFleetService: Sendable {
         return (200, nil)
     }
 
+    /// The status and body of an accepted call, and the update to store as the vehicle's last.
     private func serve(_ request: TransportRequest, scope: AuthorizationScope, route: FleetServiceRoute, now: Date)
-        -> (Int, Data)
+        -> (Int, Data, stored: Data?)
     {
         let name = "providers/\(configuration.providerID)/\(route.collection)/\(scope.id)"
         guard request.method == route.method else {
-            return (405, Data(#"{"error":"use \#(route.method)"}"#.utf8))
+            return (405, Data(#"{"error":"use \#(route.method)"}"#.utf8), nil)
         }
         if route.kind == .vehicle {
             guard let body = request.body, let answer = Self.naming(body, name) else {
-                return (400, Data(#"{"error":"expected a JSON vehicle update"}"#.utf8))
+                return (400, Data(#"{"error":"expected a JSON vehicle update"}"#.utf8), nil)
             }
-            state.withLock { $0.lastLocations[scope.id] = body }
-            return (200, answer)
+            return (200, answer, body)
         }
         if route.kind == .tracking {
             let object: [String: Any] = ["name": name, "trackingId": scope.id, "state": "OPEN"]
-            return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+            return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), nil)
         }
         guard let trip = state.withLock({ $0.trips[scope.id] }) else {
-            return (404, Data(#"{"error":"unknown trip"}"#.utf8))
+            return (404, Data(#"{"error":"unknown trip"}"#.utf8), nil)
         }
         let progress = min(1, max(0, now.timeIntervalSince(trip.start) / trip.duration))
         let status =
@@ -254,29 +268,7 @@ public final class InMemoryFleetService: Sendable {
             "name": name, "vehicleId": trip.vehicleID, "tripStatus": status,
             "remainingDistanceMeters": Int((1 - progress) * 12_000),
         ]
-        return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
-    }
-
-    /// The token's claims, decoded once: a token carries hundreds of calls, and decoding it
-    /// for each one took a third of a simulator's time. Kept under the token's fingerprint,
-    /// which the call has anyway (hashing the whole value again for a dictionary cost more),
-    /// with the value itself to tell two tokens with one fingerprint apart. Tokens past their
-    /// expiry are dropped whenever the cache has doubled since it was last pruned, so it holds
-    /// about the tokens still alive, whatever the simulated time.
-    private func claims(of token: Substring, fingerprint: String, at now: Date) -> JWTClaims? {
-        if let cached = state.withLock({ $0.claims[fingerprint] }), cached.token == token {
-            return cached.claims
-        }
-        let token = String(token)
-        guard let claims = try? JWTDecoder.decode(token) else { return nil }
-        state.withLock { state in
-            if state.claims.count >= state.pruneClaimsAt {
-                state.claims = state.claims.filter { ($0.value.claims.expiresAt ?? .distantPast) > now }
-                state.pruneClaimsAt = max(1024, 2 * state.claims.count)
-            }
-            state.claims[fingerprint] = (token, claims)
-        }
-        return claims
+        return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), nil)
     }
 
     /// The token of `Bearer <token>` (the scheme in any case). By bytes: splitting the header
