@@ -3,7 +3,7 @@ package import Foundation
 /// Fetches one token: builds the request, sends it within a timeout on the injected clock,
 /// validates the answer, and retries transient failures with backoff. No state of its own:
 /// ``TokenEngine`` decides when to fetch and who shares it.
-package final class TokenFetcher: Sendable {
+package struct TokenFetcher: Sendable {
     package let endpoint: TokenEndpoint
     package let transport: any HTTPTransport
     package let clock: any WallClock
@@ -184,20 +184,23 @@ package final class TokenFetcher: Sendable {
         guard timeout > 0 else { return (.failure(deadlineSpent(for: scope)), false) }
         // What the operation got to, read after it ends or times out.
         let progress = LockedState<TransportRequest?>(nil)
+        // What the operation needs, not the whole fetcher: its context is held for every
+        // request in flight.
+        let (endpoint, transport, emit) = (self.endpoint, self.transport, self.emit)
         let outcome: Result<Result<Answer, FleetAuthError>?, any Error>
         do {
             outcome = .success(
                 try await clock.withTimeout(timeout) { () async throws -> Result<Answer, FleetAuthError> in
                     var request: TransportRequest
                     do throws(FleetAuthError) {
-                        request = try await self.endpoint.request(for: scope)
+                        request = try await endpoint.request(for: scope)
                     } catch {
                         return .failure(error)
                     }
                     request.timeout = timeout
                     progress.withLock { $0 = request }
-                    self.emit(.fetchStarted(scope, attempt: attempt))
-                    let response = try await self.transport.send(request)
+                    emit(.fetchStarted(scope, attempt: attempt))
+                    let response = try await transport.send(request)
                     return .success(
                         Answer(
                             response: response, credentialSent: CredentialHeader.carriesCredential(request.headers),

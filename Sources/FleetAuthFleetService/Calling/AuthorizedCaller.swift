@@ -100,11 +100,14 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     }
 
     /// Sends `request` and returns the 2xx response with the token that carried it: the
-    /// form the reporter and the monitor use for their receipts. `urlChecked`: the caller
-    /// has already judged the request's URL (a reporter's, once at its creation), so that
-    /// it is not parsed again at every call.
-    /// `token`: one the caller fetched for this call already (``tokenUnlessCached()``).
-    package func deliver(_ request: TransportRequest, urlChecked: Bool = false, token: AuthToken? = nil)
+    /// form the reporter and the monitor use for their receipts.
+    package func deliver(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
+        try await deliver(request, urlChecked: false, token: nil)
+    }
+
+    /// ``deliver(_:)`` for a caller that has judged the request's URL already (`urlChecked`)
+    /// or fetched the call's token already (`token`, from ``tokenUnlessCached()``).
+    package func deliver(_ request: TransportRequest, urlChecked: Bool, token: AuthToken?)
         async throws(FleetServiceError) -> Delivery
     {
         let exchange = try await exchange(request, urlChecked: urlChecked, token: token)

@@ -286,6 +286,6 @@ public final class InMemoryFleetService: Sendable {
 extension InMemoryTransport {
     /// Answers every `/v1/…` request with the fleet service.
     public func mount(_ service: InMemoryFleetService) {
-        route(prefix: "/v1/") { request, path in service.respond(to: request, path: path) }
+        route(prefix: "/v1/", pathHandler: { request, path in service.respond(to: request, path: path) })
     }
 }

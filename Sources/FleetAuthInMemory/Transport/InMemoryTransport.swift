@@ -14,9 +14,11 @@ public import Foundation
 /// transport.mount(backend, at: "/token")
 /// ```
 public final class InMemoryTransport: HTTPTransport {
-    /// Answers a request, given with its URL's path (read once a request: reading it
-    /// parses the URL).
-    package typealias Handler = @Sendable (TransportRequest, _ path: String) async throws -> TransportResponse
+    /// Answers a request.
+    package typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
+    /// Answers a request, given with its URL's path (read once a request: reading it parses
+    /// the URL).
+    package typealias PathHandler = @Sendable (TransportRequest, _ path: String) async throws -> TransportResponse
 
     /// A failure to inject in place of a route's answer.
     public struct Fault: Sendable {
@@ -47,7 +49,7 @@ public final class InMemoryTransport: HTTPTransport {
         let method: String?
         let path: String
         let matchesPrefix: Bool
-        let handler: Handler
+        let handler: PathHandler
 
         func matches(_ request: TransportRequest, path: String) -> Bool {
             guard method == nil || method == request.method else { return false }
@@ -94,6 +96,12 @@ public final class InMemoryTransport: HTTPTransport {
 
     /// Answers requests to every path that starts with `prefix` with `handler`.
     package func route(prefix: String, method: String? = nil, handler: @escaping Handler) {
+        route(prefix: prefix, method: method) { request, _ in try await handler(request) }
+    }
+
+    /// Answers every request to every path that starts with `prefix` with `handler`, which
+    /// is given the path too.
+    package func route(prefix: String, method: String? = nil, pathHandler handler: @escaping PathHandler) {
         state.withLock {
             $0.routes.insert(Route(method: method, path: prefix, matchesPrefix: true, handler: handler), at: 0)
         }
