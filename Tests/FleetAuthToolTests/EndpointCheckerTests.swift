@@ -146,7 +146,12 @@ struct EndpointCheckerTests {
     }
 
     @Test func aRefusedConnectionIsNamed() async {
-        let run = await CommandRun.run(["check-endpoint", "--url", "http://127.0.0.1:1/token", "--vehicle-id", "v-1"])
+        // A long --timeout: a refusal is answered at once, but under load (the thread
+        // sanitizer, the hostile-network tests draining bodies in this process) its callback
+        // has come later than the default 15 s allow for every attempt.
+        let run = await CommandRun.run([
+            "check-endpoint", "--url", "http://127.0.0.1:1/token", "--vehicle-id", "v-1", "--timeout", "120",
+        ])
         #expect(run.status == 1)
         #expect(run.line("request")?.contains("no answer (connection refused") == true, "\(run.output)")
     }
