@@ -35,9 +35,10 @@ public struct TokenEndpoint: Sendable {
     /// The shape of the backend's answer. Default ``TokenResponseFormat/tokenOnly``.
     public var format: TokenResponseFormat
     /// The extra headers of each fetch (usually the app's own login credential), called for
-    /// every fetch; if it throws, the fetch fails with `credentialsUnavailable`.
+    /// every fetch; if it throws, or has not returned when ``timeout`` runs out, the fetch
+    /// fails with `credentialsUnavailable` and nothing is sent.
     public var headers: @Sendable (AuthorizationScope) async throws -> [String: String]
-    /// Seconds one request may take. Default 15.
+    /// Seconds one request may take, the `headers` closure included. Default 15.
     public var timeout: TimeInterval
     /// The largest answer accepted, in bytes. Default 64 KiB.
     public var maximumResponseBytes: Int
@@ -53,7 +54,8 @@ public struct TokenEndpoint: Sendable {
     /// query item `idQueryName` (by default `vehicleId`, `tripId` or `trackingId`, after the
     /// context's kind) and a task's as `taskQueryName`. A `POST` also sends them as a JSON body.
     /// `headers` (usually the app's own login credential) is called for every fetch; if it
-    /// throws, the fetch fails with `credentialsUnavailable`. `timeout` is per request.
+    /// throws, the fetch fails with `credentialsUnavailable`. `timeout` is per request, the
+    /// `headers` closure included.
     /// `allowsInsecureHTTP` permits plain `http` to hosts other than loopback, which would send
     /// the token and the app's credential in clear text: for trusted test networks only.
     ///
