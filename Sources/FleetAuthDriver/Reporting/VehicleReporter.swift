@@ -89,7 +89,7 @@ public final class VehicleReporter: Sendable {
         return try await queue.run(
             { () async throws(FleetServiceError) -> Receipt in
                 // Without a token, the update waits for one before the call's frames exist.
-                let token = try await caller.tokenUnlessCached()
+                let token = try await caller.tokenForCall()
                 let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens, token: token)
                 return Receipt(
                     status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,

@@ -25,11 +25,12 @@ extension AuthorizedCaller {
         "\(request.method) \(request.url.path)"
     }
 
-    /// A token for the next call when no usable one is cached (`nil` when one is): the wait
-    /// for a fetch in a frame of its own, before the call's. Every vehicle of a fleet that
-    /// starts together waits for its first token at once, holding only this.
-    package func tokenUnlessCached() async throws(FleetServiceError) -> AuthToken? {
-        if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return nil }
+    /// The token for the next call: the cached one if usable (one lookup, as the call's own
+    /// would be), else the wait for a fetch in a frame of its own, before the call's. Every
+    /// vehicle of a fleet that starts together waits for its first token at once, holding
+    /// only this; hand the token to ``deliver(_:urlChecked:token:)``.
+    package func tokenForCall() async throws(FleetServiceError) -> AuthToken {
+        if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return cached }
         return try await usableToken()
     }
 

@@ -106,7 +106,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     }
 
     /// ``deliver(_:)`` for a caller that has judged the request's URL already (`urlChecked`)
-    /// or fetched the call's token already (`token`, from ``tokenUnlessCached()``).
+    /// or has the call's token already (`token`, from ``tokenForCall()``).
     package func deliver(_ request: TransportRequest, urlChecked: Bool, token: AuthToken?)
         async throws(FleetServiceError) -> Delivery
     {

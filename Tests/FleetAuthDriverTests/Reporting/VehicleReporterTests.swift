@@ -275,6 +275,16 @@ struct VehicleReporterTests {
         #expect(f.backend.mintedCount == 1)
     }
 
+    @Test func anUpdateWithACachedTokenLooksItUpOnce() async throws {
+        // What the statistics and the servedFresh events count: one lookup an update.
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42")
+        _ = try await reporter.report(f.location())  // warm the token
+        let before = f.provider.statistics.hits
+        for step in 1...3 { _ = try await reporter.report(f.location(step)) }
+        #expect(f.provider.statistics.hits - before == 3)
+    }
+
     /// A provider without a cache of its own: each call of `fetchToken` goes to FleetAuth's.
     struct UncachedProvider: DriverAuthorization {
         let inner: DriverTokenProvider
