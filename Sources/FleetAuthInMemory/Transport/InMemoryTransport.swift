@@ -120,11 +120,10 @@ public final class InMemoryTransport: HTTPTransport {
     /// transport.mount(InMemoryTokenBackend(clock: clock), at: "/token/driver/{vehicleId}")
     /// ```
     public func mount(_ backend: InMemoryTokenBackend, at path: String) {
-        let route = Route(method: nil, path: path, matchesPrefix: false) { request, _ in
+        route(path) { request in
             try await backend.respond(
                 to: request, pathFields: PathPattern.fields(of: request.url, matching: path) ?? [:])
         }
-        state.withLock { $0.routes.insert(route, at: 0) }
     }
 
     /// Faults for the next requests, one each, in order.
