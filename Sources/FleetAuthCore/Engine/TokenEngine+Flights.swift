@@ -17,6 +17,8 @@ extension TokenEngine {
         }
     }
 
+    /// Not inlined into the wait: every caller waiting for a fetch holds the wait's frame.
+    @inline(never)
     private func register(
         _ continuation: CheckedContinuation<AuthToken, any Error>, as waiterID: UInt64, for scope: AuthorizationScope,
         forced: Bool
@@ -91,13 +93,7 @@ extension TokenEngine {
     /// still belongs to this flight (`invalidateAll()` may have taken it).
     private func run(flight flightID: UInt64, for scope: AuthorizationScope) async {
         let started = clock.uptime()
-        // Waiters' budget runs from when the fetch really starts.
-        let firstAttempt = state.withLock { state in
-            if state.flights[scope]?.id == flightID, let since = state.flights[scope]?.waitedSince {
-                state.flights[scope]?.waitedSince = max(since, started)
-            }
-            return state.gates[scope]?.nextAttempt ?? 1
-        }
+        let firstAttempt = begin(flight: flightID, for: scope, at: started)
         let waitersDeadline = configuration.retry.deadline
         let result = await fetcher.fetch(
             scope, firstAttempt: firstAttempt,
@@ -119,6 +115,18 @@ extension TokenEngine {
                 attemptFailed(flight: flightID, for: scope, error: error, attempt: attempt, retryAt: retryAt)
             })
         finish(flight: flightID, for: scope, with: result, startedAt: started)
+    }
+
+    /// Starts the waiters' budget of flight `flightID` (from when the fetch really starts)
+    /// and returns the number of its first attempt. Not inlined, as `finish` is not.
+    @inline(never)
+    private func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int {
+        state.withLock { state in
+            if state.flights[scope]?.id == flightID, let since = state.flights[scope]?.waitedSince {
+                state.flights[scope]?.waitedSince = max(since, started)
+            }
+            return state.gates[scope]?.nextAttempt ?? 1
+        }
     }
 
     /// Stores a finished flight's outcome, answers its waiters, and wakes the callers of

@@ -10,11 +10,19 @@ extension TokenEngine {
     nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
         if let token = cachedUsableToken(for: scope) { return token }
         let scope = try scope.validated()
-        if let vehicle = vehicleScope(sharedBy: scope) {
-            // The request would be the vehicle's: its token serves the task if it covers it.
-            let token = try await token(for: vehicle)
-            if token.claims.covers(scope) { return token }
-        }
+        if let vehicle = vehicleScope(sharedBy: scope) { return try await token(for: scope, sharedWith: vehicle) }
+        return try await waitForFetch(scope)
+    }
+
+    /// A token for the task `scope` whose request would be `vehicle`'s: the vehicle's token
+    /// if it covers the task, else the task's own. A function of its own, so that the frame
+    /// of every other wait does not hold its values.
+    @inline(never)
+    private func token(for scope: AuthorizationScope, sharedWith vehicle: AuthorizationScope) async throws
+        -> AuthToken
+    {
+        let token = try await token(for: vehicle)
+        if token.claims.covers(scope) { return token }
         return try await waitForFetch(scope)
     }
 
@@ -32,7 +40,8 @@ extension TokenEngine {
     /// background refresh started; or degraded, above its outage floor while the backend
     /// fails for a transient reason); `nil` when a caller would have to wait for a fetch.
     /// Never suspends: for callers that must not. Invalid scopes simply miss.
-    @usableFromInline
+    /// Not inlined: the frame of a caller that waits for a fetch would hold its values.
+    @usableFromInline @inline(never)
     package func cachedUsableToken(for scope: AuthorizationScope) -> AuthToken? {
         let now = clock.uptime()
         if let vehicle = vehicleScope(sharedBy: scope),

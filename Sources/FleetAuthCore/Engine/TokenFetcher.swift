@@ -191,25 +191,46 @@ package struct TokenFetcher: Sendable {
         do {
             outcome = .success(
                 try await clock.withTimeout(timeout) { () async throws -> Result<Answer, FleetAuthError> in
-                    var request: TransportRequest
-                    do throws(FleetAuthError) {
-                        request = try await endpoint.request(for: scope)
-                    } catch {
-                        return .failure(error)
+                    let request: TransportRequest
+                    switch await Self.request(
+                        to: endpoint, for: scope, timeout: timeout, attempt: attempt, progress: progress, emit: emit)
+                    {
+                    case .success(let built): request = built
+                    case .failure(let error): return .failure(error)
                     }
-                    request.timeout = timeout
-                    progress.withLock { $0 = request }
-                    emit(.fetchStarted(scope, attempt: attempt))
-                    let response = try await transport.send(request)
-                    return .success(
-                        Answer(
-                            response: response, credentialSent: CredentialHeader.carriesCredential(request.headers),
-                            sentValues: request.headers.values))
+                    return .success(Self.answer(try await transport.send(request), to: request))
                 })
         } catch {
             outcome = .failure(error)
         }
         return judged(outcome, sent: progress.withLock { $0 }, for: scope, timeout: timeout)
+    }
+
+    /// The attempt's request, built (the app's `headers` closure runs here) and recorded in
+    /// `progress` as sent, with `fetchStarted` emitted; or why it could not be built.
+    @inline(never)
+    private static func request(
+        to endpoint: TokenEndpoint, for scope: AuthorizationScope, timeout: TimeInterval, attempt: Int,
+        progress: LockedState<TransportRequest?>, emit: @Sendable (TokenEvent.Detail) -> Void
+    ) async -> Result<TransportRequest, FleetAuthError> {
+        var request: TransportRequest
+        do throws(FleetAuthError) {
+            request = try await endpoint.request(for: scope)
+        } catch {
+            return .failure(error)
+        }
+        request.timeout = timeout
+        progress.withLock { $0 = request }
+        emit(.fetchStarted(scope, attempt: attempt))
+        return .success(request)
+    }
+
+    /// The answer `response` is to `request`.
+    @inline(never)
+    private static func answer(_ response: TransportResponse, to request: TransportRequest) -> Answer {
+        Answer(
+            response: response, credentialSent: CredentialHeader.carriesCredential(request.headers),
+            sentValues: request.headers.values)
     }
 
     /// What one request came to: `outcome` is the operation's result (`nil`: it timed out) or
@@ -289,6 +310,7 @@ package struct TokenFetcher: Sendable {
     }
 
     /// The error of a cancelled fetch: only `invalidateAll()` cancels one.
+    @inline(never)
     private static func cancelled(_ scope: AuthorizationScope) -> FleetAuthError {
         FleetAuthError(
             reason: .signedOut, message: "The fetch was cancelled because every token was invalidated (sign-out).",

@@ -71,16 +71,21 @@ public final class VehicleReporter: Sendable {
         self.updateURLCarriesTokens = (try? caller.checkTransport(updateURL)) != nil
     }
 
+    /// The error of a location that is not plausible. Not inlined: every update in flight
+    /// holds the frame of `report(_:)`.
+    @inline(never)
+    private func implausible(_ problem: String) -> FleetServiceError {
+        FleetServiceError(
+            fault: .caller, message: "The location is not plausible: \(problem). Nothing was sent.",
+            scope: context.scope)
+    }
+
     /// Every update's headers, one dictionary shared by all.
     private static let updateHeaders = ["Content-Type": "application/json"]
 
     /// Sends one location update, after every earlier one has finished.
     public func report(_ location: VehicleLocation) async throws(FleetServiceError) -> Receipt {
-        if let problem = location.problem {
-            throw FleetServiceError(
-                fault: .caller, message: "The location is not plausible: \(problem). Nothing was sent.",
-                scope: context.scope)
-        }
+        if let problem = location.problem { throw implausible(problem) }
         let request = TransportRequest(
             method: fleetService.fleet.vehicleUpdateMethod,
             url: updateURL,

@@ -29,6 +29,7 @@ extension AuthorizedCaller {
     /// would be), else the wait for a fetch in a frame of its own, before the call's. Every
     /// vehicle of a fleet that starts together waits for its first token at once, holding
     /// only this; hand the token to ``deliver(_:urlChecked:token:)``.
+    @inline(never)
     package func tokenForCall() async throws(FleetServiceError) -> AuthToken {
         if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return cached }
         return try await usableToken()
@@ -37,21 +38,23 @@ extension AuthorizedCaller {
     /// A token that has not expired by what the caller can tell; an expired one is
     /// invalidated and replaced once.
     func usableToken() async throws(FleetServiceError) -> AuthToken {
-        var token = try await fetch()
-        if isExpired(token) {
-            authorization.invalidate(token.value, for: context)
-            token = try await fetch()
-            if isExpired(token) {
-                throw FleetServiceError(
-                    fault: .token,
-                    message:
-                        "The provider returned an expired token twice; nothing was sent. Check the provider's cache and the backend's clock.",
-                    scope: scope, tokenFingerprint: token.fingerprint,
-                    underlyingError: FleetAuthError(
-                        reason: .tokenExpired, message: "The token has expired.", scope: scope))
-            }
-        }
-        return token
+        let token = try await fetch()
+        guard isExpired(token) else { return token }
+        authorization.invalidate(token.value, for: context)
+        let again = try await fetch()
+        guard isExpired(again) else { return again }
+        throw expiredTwice(again)
+    }
+
+    /// The error of a provider that returned an expired token twice.
+    @inline(never)
+    private func expiredTwice(_ token: AuthToken) -> FleetServiceError {
+        FleetServiceError(
+            fault: .token,
+            message:
+                "The provider returned an expired token twice; nothing was sent. Check the provider's cache and the backend's clock.",
+            scope: scope, tokenFingerprint: token.fingerprint,
+            underlyingError: FleetAuthError(reason: .tokenExpired, message: "The token has expired.", scope: scope))
     }
 
     /// How long a provider may take to answer before the call fails: a provider that never
@@ -65,20 +68,26 @@ extension AuthorizedCaller {
         if let token = authorization.cachedUsableToken(for: context) { return token }
         let answer: AuthToken?
         do {
-            let (authorization, context) = (self.authorization, self.context)
             if authorization is any SelfBoundedAuthorization {
                 // FleetAuth's provider answers within its retry deadline: no race, no tasks.
                 answer = try await authorization.token(for: context)
             } else {
-                answer = try await clock.withTimeout(Self.providerDeadline) {
-                    try await authorization.token(for: context)
-                }
+                answer = try await fetchRacingDeadline()
             }
         } catch {
             throw fetchFailure(error)
         }
         guard let answer else { throw providerSilent() }
         return answer
+    }
+
+    /// The token of a provider of the app's own, or `nil` when it did not answer within
+    /// ``providerDeadline``. A function of its own: its race's values take no room in the
+    /// frame of a wait on FleetAuth's provider.
+    @inline(never)
+    private func fetchRacingDeadline() async throws -> AuthToken? {
+        let (authorization, context) = (self.authorization, self.context)
+        return try await clock.withTimeout(Self.providerDeadline) { try await authorization.token(for: context) }
     }
 
     // The errors are made in functions of their own, not inlined: the frame of an async
@@ -119,17 +128,25 @@ extension AuthorizedCaller {
         token.remainingLife(wallNow: clock.now()) <= 0
     }
 
+    @inline(never)
     func send(_ request: TransportRequest, with token: AuthToken) async throws(FleetServiceError)
         -> TransportResponse
     {
+        let authorized = Self.authorized(request, with: token)
+        do {
+            return try await transport.send(authorized)
+        } catch {
+            throw noAnswer(to: authorized, with: token, error: error)
+        }
+    }
+
+    /// `request` with `Authorization: Bearer <token>` in place of any authorization it had.
+    @inline(never)
+    private static func authorized(_ request: TransportRequest, with token: AuthToken) -> TransportRequest {
         var request = request
         for name in request.headers.keys where name.lowercased() == "authorization" { request.headers[name] = nil }
         request.headers["Authorization"] = "Bearer \(token.value)"
-        do {
-            return try await transport.send(request)
-        } catch {
-            throw noAnswer(to: request, with: token, error: error)
-        }
+        return request
     }
 
     /// The error of a fleet call that got no answer.

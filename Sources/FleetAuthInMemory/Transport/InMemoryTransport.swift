@@ -181,17 +181,7 @@ public final class InMemoryTransport: HTTPTransport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         let path = request.url.path
-        let (scripted, injector, index, latency, handler) = state.withLock { state in
-            let index = state.requests.total
-            state.requests.append(request)
-            let scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
-            let now = clock.uptime()
-            let windowed = state.windows.last { $0.span.contains(now) && path.hasPrefix($0.pathPrefix) }
-            let route = state.routes.first { $0.matches(request, path: path) }
-            return (scripted ?? windowed?.fault, state.injector, index, state.latency, route?.handler)
-        }
-        // The app's injector runs outside the lock: it may read this transport.
-        let fault = scripted ?? injector?(request, index)
+        let (fault, latency, handler) = admit(request, path: path)
         if latency > 0 { try await clock.sleep(for: latency) }
         switch fault?.value {
         case .connectionFailure?: throw URLError(.cannotConnectToHost)
@@ -209,5 +199,22 @@ public final class InMemoryTransport: HTTPTransport {
         var response = try await handler(request, path)
         if response.url == nil { response.url = request.url }
         return response
+    }
+
+    /// Records `request` and returns its fault, the latency and the handler of its route.
+    /// Not inlined: the frame of every request in flight would hold its values.
+    @inline(never)
+    private func admit(_ request: TransportRequest, path: String) -> (Fault?, TimeInterval, PathHandler?) {
+        let (scripted, injector, index, latency, handler) = state.withLock { state in
+            let index = state.requests.total
+            state.requests.append(request)
+            let scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
+            let now = clock.uptime()
+            let windowed = state.windows.last { $0.span.contains(now) && path.hasPrefix($0.pathPrefix) }
+            let route = state.routes.first { $0.matches(request, path: path) }
+            return (scripted ?? windowed?.fault, state.injector, index, state.latency, route?.handler)
+        }
+        // The app's injector runs outside the lock: it may read this transport.
+        return (scripted ?? injector?(request, index), latency, handler)
     }
 }
