@@ -27,18 +27,45 @@ public import Foundation
 /// ```
 public final class ManualWallClock: WallClock {
     struct Sleeper {
+        /// What waking a sleeper does.
+        enum Wake {
+            /// Resumes a sleeping task. Resumed exactly once, by whoever takes the sleeper out
+            /// of `sleepers` under the lock (an advance, a cancellation): unchecked, as a
+            /// checked one costs an allocation per sleep, and a simulation sleeps millions of times.
+            case task(UnsafeContinuation<Void, any Error>)
+            /// Fires the timeout of a `withTimeout(_:_:)` operation: cancels the operation's
+            /// task. No task sleeps for a timeout: a fleet that starts together has a request,
+            /// and so a timeout, in flight for every vehicle.
+            case timeout(cancelOperation: @Sendable () -> Void)
+        }
+
         let deadline: Date
-        /// Resumed exactly once, by whoever takes the sleeper out of `sleepers` under the lock
-        /// (an advance, a cancellation, a sleep that passes a deferred timeout): unchecked, as
-        /// a checked one costs an allocation per sleep, and a simulation sleeps millions of times.
-        let continuation: UnsafeContinuation<Void, any Error>
-        /// The `withTimeout(_:_:)` operation this sleep belongs to, if any.
+        let wake: Wake
+        /// The `withTimeout(_:_:)` operation this sleeper belongs to, if any.
         var operation: UInt64? = nil
-        /// Set for the timeout of that operation rather than a sleep inside it.
-        var isTimeout = false
         /// A timeout whose deadline passed while its operation ran, woken by the clock:
         /// it fires only if the operation next sleeps past it.
         var deferred = false
+
+        /// The timeout of `operation` rather than a sleep inside it.
+        var isTimeout: Bool {
+            if case .timeout = wake { return true }
+            return false
+        }
+
+        /// Wakes the sleeper: resumes its task, or fires its timeout. Called outside the lock,
+        /// after taking the sleeper out of `sleepers` (and, for a timeout, marking it fired).
+        func fire() {
+            switch wake {
+            case .task(let continuation): continuation.resume()
+            case .timeout(let cancelOperation): cancelOperation()
+            }
+        }
+
+        /// Ends the sleep of a cancelled task; a timeout has no task to end.
+        func cancel() {
+            if case .task(let continuation) = wake { continuation.resume(throwing: CancellationError()) }
+        }
     }
 
     /// The `withTimeout(_:_:)` operation the current task runs for, if any.
@@ -67,6 +94,8 @@ public final class ManualWallClock: WallClock {
         var nextID: UInt64 = 0
         /// Operations the clock woke that have not slept on it again since.
         var runningOperations: Set<UInt64> = []
+        /// Operations whose timeout fired and whose `withTimeout(_:_:)` has not returned yet.
+        var timedOutOperations: Set<UInt64> = []
         func sleeperCount(within: TimeInterval) -> Int {
             let horizon = now.addingTimeInterval(within)
             return sleepers.values.filter { !$0.deferred && $0.deadline <= horizon }.count
@@ -96,12 +125,13 @@ public final class ManualWallClock: WallClock {
             }
         }
 
-        /// The deferred timeout of `operation` if a sleep until `deadline` passes it.
+        /// The deferred timeout of `operation` if a sleep until `deadline` passes it, marked fired.
         mutating func takeTimeout(of operation: UInt64, passedBy deadline: Date) -> Sleeper? {
             guard let id = deferredTimeouts[operation], let timeout = sleepers[id], timeout.deadline < deadline
             else { return nil }
             sleepers[id] = nil
             deferredTimeouts[operation] = nil
+            timedOutOperations.insert(operation)
             return timeout
         }
 
@@ -164,10 +194,10 @@ public final class ManualWallClock: WallClock {
     public func sleep(for duration: TimeInterval) async throws {
         try Task.checkCancellation()
         guard duration > 0 else { return }
-        try await sleep(for: duration, operation: Self.currentOperation, isTimeout: false)
+        try await sleep(for: duration, operation: Self.currentOperation)
     }
 
-    private func sleep(for duration: TimeInterval, operation: UInt64?, isTimeout: Bool) async throws {
+    private func sleep(for duration: TimeInterval, operation: UInt64?) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -178,31 +208,33 @@ public final class ManualWallClock: WallClock {
                     if Task.isCancelled { return nil }
                     let deadline = state.now.addingTimeInterval(duration)
                     var timeout: Sleeper?
-                    if let operation, !isTimeout {
+                    if let operation {
                         state.runningOperations.remove(operation)
                         timeout = state.takeTimeout(of: operation, passedBy: deadline)
                     }
-                    state.sleepers[id] = Sleeper(
-                        deadline: deadline, continuation: continuation, operation: operation, isTimeout: isTimeout)
+                    state.sleepers[id] = Sleeper(deadline: deadline, wake: .task(continuation), operation: operation)
                     // A deferred timeout that this sleep passes fires now.
                     return (state.takeSatisfiedWatchers(), timeout)
                 }
                 guard let woken else { return continuation.resume(throwing: CancellationError()) }
-                woken.timeout?.continuation.resume()
+                woken.timeout?.fire()
                 for watcher in woken.ready { watcher.resume() }
             }
         } onCancel: {
             let sleeper = state.withLock { $0.removeSleeper(id) }
-            sleeper?.continuation.resume(throwing: CancellationError())
+            sleeper?.cancel()
         }
     }
 
     /// Runs `operation`, giving up when the clock passes `seconds` from now, in deadline
-    /// order: a sleep inside the operation that ends before the timeout wins over it
-    /// however far one advance moves the clock. A timeout that passes while the clock's
+    /// order: a sleep inside the operation that ends before the timeout, or as it runs out,
+    /// wins over it however far one advance moves the clock. A timeout that passes while the clock's
     /// own wake-up has the operation running fires only if the operation next sleeps past
     /// it; one that passes while the operation waits on anything else fires at once.
     /// The operation runs on the clock's executor, so that ``settle()`` waits for it.
+    ///
+    /// The operation runs in a task of its own; its timeout is an entry among the sleepers
+    /// that, when it fires, cancels that task, which the caller then waits for.
     package func simulatedTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
@@ -210,22 +242,26 @@ public final class ManualWallClock: WallClock {
             state.nextID += 1
             return state.nextID
         }
-        defer { state.withLock { _ = $0.runningOperations.remove(id) } }
-        let race: @Sendable () async throws -> Result? = {
-            try await withThrowingTaskGroup(of: Result?.self) { group in
-                group.addTask { try await Self.$currentOperation.withValue(id) { try await operation() } }
-                group.addTask {
-                    try await self.sleep(for: max(seconds, 0.000_001), operation: id, isTimeout: true)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
-            }
+        let task = startSimulated { try await Self.$currentOperation.withValue(id) { try await operation() } }
+        let (timeoutID, ready) = state.withLock { state in
+            state.nextID += 1
+            state.sleepers[state.nextID] = Sleeper(
+                deadline: state.now.addingTimeInterval(max(seconds, 0.000_001)),
+                wake: .timeout(cancelOperation: { task.cancel() }), operation: id)
+            return (state.nextID, state.takeSatisfiedWatchers())
         }
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-            return try await withTaskExecutorPreference(taskExecutor) { try await race() }
+        for watcher in ready { watcher.resume() }
+        let outcome = await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
         }
-        return try await race()
+        let timedOut = state.withLock { state in
+            _ = state.removeSleeper(timeoutID)
+            state.runningOperations.remove(id)
+            return state.timedOutOperations.remove(id) != nil
+        }
+        return timedOut ? nil : try outcome.get()
     }
 
     /// Moves the clock forward by `seconds` and wakes every sleeper whose deadline has
@@ -236,16 +272,19 @@ public final class ManualWallClock: WallClock {
             let now = state.now
             var due: [Sleeper] = []
             var timedOut: Set<UInt64> = []
-            // Earliest first; of equal deadlines, the one that went to sleep first, so that a
-            // run wakes sleepers in the same order every time (and a task group's children,
-            // woken in the order they were added, finish in that order, which the runtime's
-            // bookkeeping of the group handles fastest).
-            var passed: [(deadline: Date, id: UInt64)] = []
+            // Earliest first; of equal deadlines, sleeps before timeouts (a sleep that ends as
+            // its operation's time runs out wins over it), then the one that went to sleep
+            // first, so that a run wakes sleepers in the same order every time (and a task
+            // group's children, woken in the order they were added, finish in that order,
+            // which the runtime's bookkeeping of the group handles fastest).
+            var passed: [(deadline: Date, isTimeout: Bool, id: UInt64)] = []
             for (id, sleeper) in state.sleepers where !sleeper.deferred && sleeper.deadline <= now {
-                passed.append((sleeper.deadline, id))
+                passed.append((sleeper.deadline, sleeper.isTimeout, id))
             }
-            passed.sort { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-            for (_, id) in passed {
+            passed.sort {
+                ($0.deadline, $0.isTimeout ? 1 : 0, $0.id) < ($1.deadline, $1.isTimeout ? 1 : 0, $1.id)
+            }
+            for (_, _, id) in passed {
                 guard let sleeper = state.sleepers[id] else { continue }
                 if sleeper.isTimeout, let operation = sleeper.operation, state.runningOperations.contains(operation) {
                     state.sleepers[id]?.deferred = true
@@ -254,14 +293,17 @@ public final class ManualWallClock: WallClock {
                 }
                 // An operation whose timeout fired is not woken after it: it is being cancelled.
                 if let operation = sleeper.operation, timedOut.contains(operation) { continue }
-                if sleeper.isTimeout, let operation = sleeper.operation { timedOut.insert(operation) }
+                if sleeper.isTimeout, let operation = sleeper.operation {
+                    timedOut.insert(operation)
+                    state.timedOutOperations.insert(operation)
+                }
                 state.sleepers[id] = nil
                 if !sleeper.isTimeout, let operation = sleeper.operation { state.runningOperations.insert(operation) }
                 due.append(sleeper)
             }
             return (due, state.takeSatisfiedWatchers())
         }
-        for sleeper in due { sleeper.continuation.resume() }
+        for sleeper in due { sleeper.fire() }
         for watcher in watchers { watcher.resume() }
     }
 
