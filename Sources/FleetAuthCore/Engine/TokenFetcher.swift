@@ -35,6 +35,7 @@ package struct TokenFetcher: Sendable {
     /// the fleet service rejected), which then fails the attempt like any token the SDK
     /// refuses; after a transient failure `shouldRetry(error, attempt, retryAt)` decides
     /// whether another attempt follows at `retryAt`.
+    @inline(never)
     package func fetch(
         _ scope: AuthorizationScope, firstAttempt: Int = 1, deadline: () -> TimeInterval,
         refusal: (AuthToken) -> FleetAuthError? = { _ in nil },
@@ -184,26 +185,35 @@ package struct TokenFetcher: Sendable {
         guard timeout > 0 else { return (.failure(deadlineSpent(for: scope)), false) }
         // What the operation got to, read after it ends or times out.
         let progress = LockedState<TransportRequest?>(nil)
-        // What the operation needs, not the whole fetcher: its context is held for every
-        // request in flight.
-        let (endpoint, transport, emit) = (self.endpoint, self.transport, self.emit)
         let outcome: Result<Result<Answer, FleetAuthError>?, any Error>
         do {
             outcome = .success(
-                try await clock.withTimeout(timeout) { () async throws -> Result<Answer, FleetAuthError> in
-                    let request: TransportRequest
-                    switch await Self.request(
-                        to: endpoint, for: scope, timeout: timeout, attempt: attempt, progress: progress, emit: emit)
-                    {
-                    case .success(let built): request = built
-                    case .failure(let error): return .failure(error)
-                    }
-                    return .success(Self.answer(try await transport.send(request), to: request))
-                })
+                try await clock.withTimeout(
+                    timeout, operation(for: scope, timeout: timeout, attempt: attempt, progress: progress)))
         } catch {
             outcome = .failure(error)
         }
         return judged(outcome, sent: progress.withLock { $0 }, for: scope, timeout: timeout)
+    }
+
+    /// The operation of one attempt: builds the request, records it in `progress`, sends it.
+    /// It captures what it needs, not the whole fetcher, and is made in a function of its
+    /// own: its context and the frame of `sendOnce` are held for every request in flight.
+    @inline(never)
+    private func operation(
+        for scope: AuthorizationScope, timeout: TimeInterval, attempt: Int, progress: LockedState<TransportRequest?>
+    ) -> @Sendable () async throws -> Result<Answer, FleetAuthError> {
+        let (endpoint, transport, emit) = (self.endpoint, self.transport, self.emit)
+        return {
+            let request: TransportRequest
+            switch await Self.request(
+                to: endpoint, for: scope, timeout: timeout, attempt: attempt, progress: progress, emit: emit)
+            {
+            case .success(let built): request = built
+            case .failure(let error): return .failure(error)
+            }
+            return .success(Self.answer(try await transport.send(request), to: request))
+        }
     }
 
     /// The attempt's request, built (the app's `headers` closure runs here) and recorded in
