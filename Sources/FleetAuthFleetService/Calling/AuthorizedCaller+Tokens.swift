@@ -30,7 +30,7 @@ extension AuthorizedCaller {
     /// vehicle of a fleet that starts together waits for its first token at once, holding
     /// only this; hand the token to ``deliver(_:urlChecked:token:)``.
     @inline(never)
-    package func tokenForCall() async throws(FleetServiceError) -> AuthToken {
+    nonisolated(nonsending) package func tokenForCall() async throws(FleetServiceError) -> AuthToken {
         if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return cached }
         return try await usableToken()
     }
@@ -129,7 +129,7 @@ extension AuthorizedCaller {
     }
 
     @inline(never)
-    func send(_ request: TransportRequest, with token: AuthToken) async throws(FleetServiceError)
+    nonisolated(nonsending) func send(_ request: TransportRequest, with token: AuthToken) async throws(FleetServiceError)
         -> TransportResponse
     {
         let authorized = Self.authorized(request, with: token)

@@ -111,8 +111,10 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// The rule's first request is written out here, as in ``exchange(_:urlChecked:token:)``,
     /// and everything after an answer other than a 2xx in a function of its own: every call
     /// in flight holds this frame, and with the exchange inlined it was three times larger
-    /// (1,680 bytes against 512).
-    package func deliver(_ request: TransportRequest, urlChecked: Bool, token: AuthToken?)
+    /// (1,680 bytes against 512). It, `tokenForCall()` and `send(_:with:)` run on their
+    /// caller's executor (`nonisolated(nonsending)`): a hop between executors at each step
+    /// costs a task switch, and a simulator makes millions of calls.
+    nonisolated(nonsending) package func deliver(_ request: TransportRequest, urlChecked: Bool, token: AuthToken?)
         async throws(FleetServiceError) -> Delivery
     {
         if !urlChecked { try checkTransport(request.url) }

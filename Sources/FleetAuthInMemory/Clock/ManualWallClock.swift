@@ -197,7 +197,8 @@ public final class ManualWallClock: WallClock {
         try await sleep(for: duration, operation: Self.currentOperation)
     }
 
-    private func sleep(for duration: TimeInterval, operation: UInt64?) async throws {
+    /// On the caller's executor (`nonisolated(nonsending)`): no task switch into it.
+    nonisolated(nonsending) private func sleep(for duration: TimeInterval, operation: UInt64?) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID

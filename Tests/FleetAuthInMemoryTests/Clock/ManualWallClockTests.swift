@@ -45,6 +45,46 @@ struct ManualWallClockTests {
         #expect(woke.withLock { $0 } == Array(0..<100))
     }
 
+    /// A timeout is an entry among the sleepers, not a task sleeping beside the operation: at
+    /// its deadline it cancels the operation, whose sleep ends as a cancelled sleep does, and
+    /// the caller gets `nil` at that moment with nothing left on the clock.
+    @Test func aTimeoutCancelsItsOperationAtItsDeadline() async throws {
+        let clock = ManualWallClock()
+        let start = clock.now()
+        let sawCancellation = LockedState(false)
+        let result = await clock.runToCompletion {
+            try await clock.withTimeout(1) { () async throws -> Int in
+                do {
+                    try await clock.sleep(for: 10)
+                } catch {
+                    sawCancellation.withLock { $0 = error is CancellationError }
+                    throw error
+                }
+                return 42
+            }
+        }
+        #expect(try result.get() == nil)
+        #expect(sawCancellation.withLock { $0 })
+        #expect(clock.now() == start.addingTimeInterval(1))
+        #expect(clock.sleeperCount == 0)
+    }
+
+    /// Of an operation's sleep and its timeout due at the same moment, the sleep wakes first:
+    /// an answer that arrives as time runs out is the operation's, whether the sleep began
+    /// before the timeout was set or after (the second sleep of `[0.5, 0.5]`).
+    @Test(arguments: [[1.0], [0.5, 0.5]])
+    func aSleepEndingAsItsTimeoutRunsOutWins(sleeps: [Double]) async throws {
+        let clock = ManualWallClock()
+        let result = await clock.runToCompletion {
+            try await clock.withTimeout(1) { () async throws -> Int in
+                for seconds in sleeps { try await clock.sleep(for: seconds) }
+                return 42
+            }
+        }
+        #expect(try result.get() == 42)
+        #expect(clock.sleeperCount == 0)
+    }
+
     /// `settle()` returns only once every job queued on the clock's executor has run, however
     /// many are queued while others run.
     @Test func settleWaitsForEveryQueuedJob() async {
