@@ -49,9 +49,7 @@ extension WallClock {
 
     /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or `nil`
     /// (and `operation` cancelled) when time ran out first. A simulated clock decides; any
-    /// other races ``sleep(for:)``. Not inlined: the caller's frame, held while the
-    /// operation runs, would hold room for both ways.
-    @inline(never)
+    /// other races ``sleep(for:)``.
     package func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {

@@ -29,7 +29,6 @@ extension AuthorizedCaller {
     /// would be), else the wait for a fetch in a frame of its own, before the call's. Every
     /// vehicle of a fleet that starts together waits for its first token at once, holding
     /// only this; hand the token to ``deliver(_:urlChecked:token:)``.
-    @inline(never)
     nonisolated(nonsending) package func tokenForCall() async throws(FleetServiceError) -> AuthToken {
         if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return cached }
         return try await usableToken()
@@ -128,9 +127,8 @@ extension AuthorizedCaller {
         token.remainingLife(wallNow: clock.now()) <= 0
     }
 
-    @inline(never)
-    nonisolated(nonsending) func send(_ request: TransportRequest, with token: AuthToken) async throws(FleetServiceError)
-        -> TransportResponse
+    nonisolated(nonsending) func send(_ request: TransportRequest, with token: AuthToken)
+        async throws(FleetServiceError) -> TransportResponse
     {
         let authorized = Self.authorized(request, with: token)
         do {

@@ -26,11 +26,7 @@ package final class OrderedQueue: Sendable {
     /// Waits for every earlier operation to finish, then runs `operation`. When the task
     /// is cancelled before its turn comes, `operation` does not run and the error
     /// `cancelled()` makes is thrown.
-    ///
-    /// It runs on its caller's executor (`nonisolated(nonsending)`), as the caller's other
-    /// steps on the way of a call do: every hop between executors costs a task switch, and a
-    /// simulator makes millions.
-    nonisolated(nonsending) package func run<Result: Sendable, Failure: Error>(
+    package func run<Result: Sendable, Failure: Error>(
         _ operation: () async throws(Failure) -> Result, cancelled: () -> Failure
     ) async throws(Failure) -> Result {
         if !admitAtOnce() {
