@@ -96,6 +96,10 @@ public final class ManualWallClock: WallClock {
         var runningOperations: Set<UInt64> = []
         /// Operations whose timeout fired and whose `withTimeout(_:_:)` has not returned yet.
         var timedOutOperations: Set<UInt64> = []
+        /// The timeout's sleeper of each operation that has one set.
+        var timeouts: [UInt64: UInt64] = [:]
+        /// Operations that have ended and whose `withTimeout(_:_:)` has not returned yet.
+        var endedOperations: Set<UInt64> = []
         func sleeperCount(within: TimeInterval) -> Int {
             let horizon = now.addingTimeInterval(within)
             return sleepers.values.filter { !$0.deferred && $0.deadline <= horizon }.count
@@ -229,13 +233,16 @@ public final class ManualWallClock: WallClock {
 
     /// Runs `operation`, giving up when the clock passes `seconds` from now, in deadline
     /// order: a sleep inside the operation that ends before the timeout, or as it runs out,
-    /// wins over it however far one advance moves the clock. A timeout that passes while the clock's
-    /// own wake-up has the operation running fires only if the operation next sleeps past
+    /// wins over it however far one advance moves the clock. A timeout that passes while the
+    /// clock's own wake-up has the operation running fires only if the operation next sleeps past
     /// it; one that passes while the operation waits on anything else fires at once.
     /// The operation runs on the clock's executor, so that ``settle()`` waits for it.
     ///
     /// The operation runs in a task of its own; its timeout is an entry among the sleepers
-    /// that, when it fires, cancels that task, which the caller then waits for.
+    /// that, when it fires, cancels that task, which the caller then waits for. The timeout is
+    /// set once the operation's first steps have run on the clock's executor, as when it was a
+    /// task of its own started after the operation's: an operation that ends without waiting
+    /// never has one, however far a test moves the clock meanwhile.
     package func simulatedTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
@@ -243,26 +250,51 @@ public final class ManualWallClock: WallClock {
             state.nextID += 1
             return state.nextID
         }
-        let task = startSimulated { try await Self.$currentOperation.withValue(id) { try await operation() } }
-        let (timeoutID, ready) = state.withLock { state in
-            state.nextID += 1
-            state.sleepers[state.nextID] = Sleeper(
-                deadline: state.now.addingTimeInterval(max(seconds, 0.000_001)),
-                wake: .timeout(cancelOperation: { task.cancel() }), operation: id)
-            return (state.nextID, state.takeSatisfiedWatchers())
+        let task = startSimulated {
+            defer { self.operationEnded(id) }
+            return try await Self.$currentOperation.withValue(id) { try await operation() }
         }
-        for watcher in ready { watcher.resume() }
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            await withTaskExecutorPreference(taskExecutor) { await Task.yield() }
+        } else {
+            await Task.yield()
+        }
+        setTimeout(of: id, after: seconds) { task.cancel() }
         let outcome = await withTaskCancellationHandler {
             await task.result
         } onCancel: {
             task.cancel()
         }
         let timedOut = state.withLock { state in
-            _ = state.removeSleeper(timeoutID)
             state.runningOperations.remove(id)
+            state.endedOperations.remove(id)
             return state.timedOutOperations.remove(id) != nil
         }
         return timedOut ? nil : try outcome.get()
+    }
+
+    /// Sets the timeout of `operation`, `seconds` from now, unless the operation has ended.
+    private func setTimeout(
+        of operation: UInt64, after seconds: TimeInterval, cancelOperation: @escaping @Sendable () -> Void
+    ) {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.endedOperations.contains(operation) else { return [] }
+            state.nextID += 1
+            state.sleepers[state.nextID] = Sleeper(
+                deadline: state.now.addingTimeInterval(max(seconds, 0.000_001)),
+                wake: .timeout(cancelOperation: cancelOperation), operation: operation)
+            state.timeouts[operation] = state.nextID
+            return state.takeSatisfiedWatchers()
+        }
+        for watcher in ready { watcher.resume() }
+    }
+
+    /// Takes away the timeout of `operation`, which has ended, and remembers that it ended.
+    private func operationEnded(_ operation: UInt64) {
+        state.withLock { state in
+            if let timeout = state.timeouts.removeValue(forKey: operation) { _ = state.removeSleeper(timeout) }
+            state.endedOperations.insert(operation)
+        }
     }
 
     /// Moves the clock forward by `seconds` and wakes every sleeper whose deadline has
