@@ -88,15 +88,14 @@ public final class ManualWallClock: WallClock {
         /// The state of the clock's random draws (SplitMix64 from a fixed seed).
         var randomState: UInt64 = 0x2545_F491_4F6C_DD1D
         var sleepers: [UInt64: Sleeper] = [:]
-        /// The deferred timeout of each operation that has one: operation to sleeper ID.
-        var deferredTimeouts: [UInt64: UInt64] = [:]
         var watchers: [Watcher] = []
         var nextID: UInt64 = 0
         /// Operations the clock woke that have not slept on it again since.
         var runningOperations: Set<UInt64> = []
         /// Operations whose timeout fired and whose `withTimeout(_:_:)` has not returned yet.
         var timedOutOperations: Set<UInt64> = []
-        /// The timeout's sleeper of each operation that has one set.
+        /// The timeout of each operation that has one set: operation to sleeper ID (the
+        /// sleeper says whether it is deferred).
         var timeouts: [UInt64: UInt64] = [:]
         /// Operations that have ended and whose `withTimeout(_:_:)` has not returned yet.
         var endedOperations: Set<UInt64> = []
@@ -131,20 +130,19 @@ public final class ManualWallClock: WallClock {
 
         /// The deferred timeout of `operation` if a sleep until `deadline` passes it, marked fired.
         mutating func takeTimeout(of operation: UInt64, passedBy deadline: Date) -> Sleeper? {
-            guard let id = deferredTimeouts[operation], let timeout = sleepers[id], timeout.deadline < deadline
+            guard let id = timeouts[operation], let timeout = sleepers[id], timeout.deferred,
+                timeout.deadline < deadline
             else { return nil }
             sleepers[id] = nil
-            deferredTimeouts[operation] = nil
+            timeouts[operation] = nil
             timedOutOperations.insert(operation)
             return timeout
         }
 
-        /// Removes the sleeper `id`, and its entry among the deferred timeouts if it has one.
+        /// Removes the sleeper `id`, and its entry among the timeouts if it is one.
         mutating func removeSleeper(_ id: UInt64) -> Sleeper? {
             guard let sleeper = sleepers.removeValue(forKey: id) else { return nil }
-            if let operation = sleeper.operation, deferredTimeouts[operation] == id {
-                deferredTimeouts[operation] = nil
-            }
+            if let operation = sleeper.operation, timeouts[operation] == id { timeouts[operation] = nil }
             return sleeper
         }
 
@@ -292,7 +290,7 @@ public final class ManualWallClock: WallClock {
     /// Takes away the timeout of `operation`, which has ended, and remembers that it ended.
     private func operationEnded(_ operation: UInt64) {
         state.withLock { state in
-            if let timeout = state.timeouts.removeValue(forKey: operation) { _ = state.removeSleeper(timeout) }
+            if let timeout = state.timeouts[operation] { _ = state.removeSleeper(timeout) }
             state.endedOperations.insert(operation)
         }
     }
@@ -321,7 +319,6 @@ public final class ManualWallClock: WallClock {
                 guard let sleeper = state.sleepers[id] else { continue }
                 if sleeper.isTimeout, let operation = sleeper.operation, state.runningOperations.contains(operation) {
                     state.sleepers[id]?.deferred = true
-                    state.deferredTimeouts[operation] = id
                     continue
                 }
                 // An operation whose timeout fired is not woken after it: it is being cancelled.
@@ -330,7 +327,7 @@ public final class ManualWallClock: WallClock {
                     timedOut.insert(operation)
                     state.timedOutOperations.insert(operation)
                 }
-                state.sleepers[id] = nil
+                _ = state.removeSleeper(id)
                 if !sleeper.isTimeout, let operation = sleeper.operation { state.runningOperations.insert(operation) }
                 due.append(sleeper)
             }
