@@ -108,7 +108,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// ``deliver(_:)`` for a caller that has judged the request's URL already (`urlChecked`)
     /// or has the call's token already (`token`, from ``tokenForCall()``).
     ///
-    /// The rule's first request is written out here, as in ``exchange(_:urlChecked:token:)``,
+    /// The rule's first request is written out here, as in ``exchange(_:)``,
     /// and everything after an answer other than a 2xx in a function of its own: every call
     /// in flight holds this frame, and with the exchange inlined it was three times larger
     /// (1,680 bytes against 512). It, `tokenForCall()` and `send(_:with:)` run on their
@@ -216,11 +216,9 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// The rule below over a request: its first request here, the rest in
     /// ``exchange(_:after:refusedWith:)``.
-    private func exchange(_ request: TransportRequest, urlChecked: Bool = false, token: AuthToken? = nil)
-        async throws(FleetServiceError) -> Exchange<TransportResponse>
-    {
-        if !urlChecked { try checkTransport(request.url) }
-        let token = if let token { token } else { try await tokenForCall() }
+    private func exchange(_ request: TransportRequest) async throws(FleetServiceError) -> Exchange<TransportResponse> {
+        try checkTransport(request.url)
+        let token = try await tokenForCall()
         let response = try await send(request, with: token)
         guard Self.refuses(response.status) else { return Exchange(response: response, token: token, attempts: 1) }
         return try await exchange(request, after: response, refusedWith: token)
@@ -252,11 +250,10 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// The rule itself, over any way of sending: `attempt` sends with the token it is given.
     @inline(__always)
     private func exchange<Response>(
-        _ attempt: (AuthToken) async throws -> Response, status: (Response) -> Int, body: (Response) -> Data,
-        token given: AuthToken? = nil
+        _ attempt: (AuthToken) async throws -> Response, status: (Response) -> Int, body: (Response) -> Data
     ) async throws -> Exchange<Response> {
         // A cached token that has not expired is taken without a call that could suspend.
-        let token = if let given { given } else { try await tokenForCall() }
+        let token = try await tokenForCall()
         let response = try await attempt(token)
         guard Self.refuses(status(response)) else { return Exchange(response: response, token: token, attempts: 1) }
         return try await exchange(after: response, refusedWith: token, attempt, status: status, body: body)
