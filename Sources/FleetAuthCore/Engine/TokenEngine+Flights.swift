@@ -24,7 +24,7 @@ extension TokenEngine {
         forced: Bool
     ) {
         enum Registration {
-            case joined
+            case joined(queued: Bool)
             case started(UInt64)
             case served(TokenEngineState.Lookup)
             case replayed(FleetAuthError)
@@ -54,7 +54,7 @@ extension TokenEngine {
                 // whose earlier waiters were answered) starts a new budget.
                 if flight.waiters.isEmpty { state.flights[scope]?.waitedSince = now }
                 state.flights[scope]?.waiters[waiterID] = continuation
-                return .joined
+                return .joined(queued: flight.queued)
             }
             let flightID = state.nextID()
             state.flights[scope] = TokenEngineState.Flight(
@@ -64,7 +64,7 @@ extension TokenEngine {
             return .started(flightID)
         }
         switch registration {
-        case .joined: break
+        case .joined(let queued): if queued { watchQueue(for: scope) }
         case .started(let flightID): launch(flight: flightID, for: scope)
         case .served(let lookup):
             if let token = deliver(lookup, for: scope, at: now) { continuation.resume(returning: token) }
@@ -76,10 +76,21 @@ extension TokenEngine {
         }
     }
 
-    /// Starts the task that runs flight `flightID` and records it in the slot.
+    /// Starts the task that runs flight `flightID` if a slot is free (``FetchSlots``), else
+    /// queues it; a queued flight with waiters has their budget watched.
     func launch(flight flightID: UInt64, for scope: AuthorizationScope) {
+        let admitted = state.withLock { $0.admit(flight: flightID, for: scope) }
+        if admitted {
+            start(flight: flightID, for: scope)
+        } else {
+            watchQueue(for: scope)
+        }
+    }
+
+    /// Starts the task that runs flight `flightID`, which holds a slot (and is counted in
+    /// `runningTasks` since it got it), and records it in the scope's flight.
+    private func start(flight flightID: UInt64, for scope: AuthorizationScope) {
         warnIfDuplicate(serving: scope)
-        state.withLock { $0.runningTasks += 1 }
         let task = clock.startTask { await self.run(flight: flightID, for: scope) }
         let orphaned = withState { state -> Bool in
             guard state.flights[scope]?.id == flightID else { return true }
@@ -117,12 +128,15 @@ extension TokenEngine {
         finish(flight: flightID, for: scope, with: result, startedAt: started)
     }
 
-    /// Starts the waiters' budget of flight `flightID` (from when the fetch really starts)
-    /// and returns the number of its first attempt. Not inlined, as `finish` is not.
+    /// Starts the waiters' budget of flight `flightID` (from when the fetch really starts,
+    /// unless it waited for a slot: then from their arrival) and returns the number of its
+    /// first attempt. Not inlined, as `finish` is not.
     @inline(never)
     private func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int {
         state.withLock { state in
-            if state.flights[scope]?.id == flightID, let since = state.flights[scope]?.waitedSince {
+            if let flight = state.flights[scope], flight.id == flightID, !flight.waitedForSlot,
+                let since = flight.waitedSince
+            {
                 state.flights[scope]?.waitedSince = max(since, started)
             }
             return state.gates[scope]?.nextAttempt ?? 1
@@ -149,14 +163,15 @@ extension TokenEngine {
         var evicted: (scope: AuthorizationScope, usable: Bool)?
         typealias Outcome = (
             waiters: [TokenEngineState.Waiter], result: Result<AuthToken, FleetAuthError>,
-            idle: [TokenEngineState.ConditionWaiter]
+            idle: [TokenEngineState.ConditionWaiter], next: FetchSlots.Queued?
         )
-        let (waiters, result, idle) = withState { state -> Outcome in
+        let (waiters, result, idle, next) = withState { state -> Outcome in
             var result = fetched
             if case .success = result { state.recordFetch(duration: now - started) }
             state.runningTasks -= 1
+            let next = state.releaseSlot(of: flightID)
             let idle = state.take(\.idleWaiters, when: state.isIdle)
-            guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle) }
+            guard let flight = state.flights[scope], flight.id == flightID else { return ([], result, idle, next) }
             state.flights[scope] = nil
             // A rejection that arrived while the answer was on its way.
             if case .success(let token) = result, state.rejected[scope]?.contains(token.value) == true {
@@ -196,8 +211,9 @@ extension TokenEngine {
             }
             state.noteChange(of: scope, at: now)
             if let evicted { state.noteChange(of: evicted.scope, at: now) }
-            return (Array(flight.waiters.values), result, idle)
+            return (Array(flight.waiters.values), result, idle, next)
         }
+        if let next { start(flight: next.flightID, for: next.scope) }
         if let evicted {
             emit(.evicted(evicted.scope, usable: evicted.usable, capacity: configuration.cacheCapacity))
         }
@@ -230,10 +246,14 @@ extension TokenEngine {
         let retry = configuration.retry
         typealias Outcome = (
             retries: Bool, served: (AuthToken, [TokenEngineState.Waiter])?, failed: [TokenEngineState.Waiter],
-            failure: FleetAuthError
+            failure: FleetAuthError, next: FetchSlots.Queued?
         )
         let outcome = withState { state -> Outcome in
-            guard var flight = state.flights[scope], flight.id == flightID else { return (false, nil, [], error) }
+            // A failed attempt makes room: queued flights do not wait behind retries.
+            let next = state.releaseSlot(of: flightID)
+            guard var flight = state.flights[scope], flight.id == flightID else {
+                return (false, nil, [], error, next)
+            }
             var gate = state.gates[scope] ?? FetchGate()
             gate.attemptFailed(error, attempt: attempt, flightStartedAt: flight.startedAt)
             flight.failedAttempts += 1
@@ -269,8 +289,9 @@ extension TokenEngine {
                 : outage.failure(
                     at: now, waitedSince: flight.waitedSince ?? flight.startedAt, attempts: flight.failedAttempts,
                     retry: retry)
-            return (retries, served, failed, failure)
+            return (retries, served, failed, failure, next)
         }
+        if let next = outcome.next { start(flight: next.flightID, for: next.scope) }
         if let (token, waiters) = outcome.served {
             for waiter in waiters {
                 emit(

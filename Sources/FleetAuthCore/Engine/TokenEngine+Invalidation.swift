@@ -54,6 +54,7 @@ extension TokenEngine {
             let flights = Array(state.flights.values)
             state.cache.removeAll()
             state.flights.removeAll()
+            state.slots.dropQueue()
             state.gates.removeAll()
             state.rejected.removeAll()
             return flights

@@ -55,7 +55,9 @@ package final class TokenEngine: Sendable {
             endpoint: configuration.endpoint, transport: configuration.transport, clock: configuration.clock,
             refresh: configuration.refresh, retry: configuration.retry, rules: configuration.rules,
             emit: { detail in observer?(TokenEvent(detail)) }, randomUnit: randomUnit)
-        self.state = LockedState(TokenEngineState(capacity: configuration.cacheCapacity))
+        self.state = LockedState(
+            TokenEngineState(
+                capacity: configuration.cacheCapacity, concurrentFetchLimit: configuration.concurrentFetchLimit))
         self.states = TokenStateBroadcaster(beforePublishing: configuration.beforePublishingState)
         self.tasksShareVehicleTokens = !configuration.endpoint.requestNamesTask
         self.registryGroup = EngineRegistry.group(of: configuration)

@@ -26,6 +26,11 @@ struct TokenEngineState {
         var demanded = false
         /// The attempts of this flight that failed so far.
         var failedAttempts = 0
+        /// Set while it waits for a slot (``FetchSlots``): no task runs it yet.
+        var queued = false
+        /// Set once it had to wait for a slot: its waiters' budget counts from their
+        /// arrival, the wait included, not from when its task began.
+        var waitedForSlot = false
     }
 
     /// What a lookup found in the cache.
@@ -69,6 +74,10 @@ struct TokenEngineState {
     var evictedUsable = 0
     /// Fetch tasks started and not yet finished, and the callers of `waitUntilIdle()`.
     var runningTasks = 0
+    /// The fetches making their first attempt, and the flights waiting for their turn.
+    var slots: FetchSlots
+    /// Whether a task watches the queued flights' waiters for the end of their budget.
+    var queueWatched = false
     var idleWaiters: [ConditionWaiter] = []
     /// The callers of `waitUntilCallersAnswered()`.
     var answeredWaiters: [ConditionWaiter] = []
@@ -83,8 +92,9 @@ struct TokenEngineState {
     /// How many fetch durations are kept; the slowest of them stands for the p99.
     static let durationWindow = 32
 
-    init(capacity: Int) {
+    init(capacity: Int, concurrentFetchLimit: Int = 4096) {
         cache = TokenCache(capacity: capacity)
+        slots = FetchSlots(limit: concurrentFetchLimit)
     }
 
     /// Drops what is kept for `scope` beside its cache entry (its outage, its rejected
@@ -153,6 +163,60 @@ struct TokenEngineState {
         let scopes = signedOutScopes
         signedOutScopes = []
         for scope in scopes where scope != asked { noteChange(of: scope, at: now) }
+    }
+
+    /// Gives flight `flightID` a slot (`true`: its task is counted running from now), or
+    /// queues it until one is free (`false`).
+    mutating func admit(flight flightID: UInt64, for scope: AuthorizationScope) -> Bool {
+        if slots.admit(flightID, for: scope) {
+            runningTasks += 1
+            return true
+        }
+        if flights[scope]?.id == flightID {
+            flights[scope]?.queued = true
+            flights[scope]?.waitedForSlot = true
+        }
+        return false
+    }
+
+    /// Frees flight `flightID`'s slot if it holds one: the queued flight to start in it, if
+    /// one still waits (queued flights that ended meanwhile are passed over), counted
+    /// running from now, so that the engine is never idle in between.
+    mutating func releaseSlot(of flightID: UInt64) -> FetchSlots.Queued? {
+        guard slots.release(flightID) else { return nil }
+        while let next = slots.nextQueued() {
+            guard flights[next.scope]?.id == next.flightID, flights[next.scope]?.queued == true else { continue }
+            flights[next.scope]?.queued = false
+            slots.occupy(next.flightID)
+            runningTasks += 1
+            return next
+        }
+        return nil
+    }
+
+    /// Fails the queued flights whose waiters' budget (`budget` from their first waiter)
+    /// has run out at `now`: their waiters, to fail, and the next such moment, if any
+    /// queued flight has waiters (otherwise nobody needs to watch the queue any more).
+    mutating func expireQueuedFlights(at now: TimeInterval, budget: TimeInterval)
+        -> (expired: [(AuthorizationScope, [Waiter])], next: TimeInterval?)
+    {
+        var expired: [(AuthorizationScope, [Waiter])] = []
+        var next: TimeInterval?
+        for queued in slots.queued {
+            guard let flight = flights[queued.scope], flight.id == queued.flightID, flight.queued,
+                !flight.waiters.isEmpty, let since = flight.waitedSince
+            else { continue }
+            let deadline = since + budget
+            if deadline <= now {
+                expired.append((queued.scope, Array(flight.waiters.values)))
+                flights[queued.scope] = nil
+                noteChange(of: queued.scope, at: now)
+            } else {
+                next = min(next ?? deadline, deadline)
+            }
+        }
+        queueWatched = next != nil
+        return (expired, next)
     }
 
     /// Whether no fetch task runs, background refreshes included.

@@ -8,6 +8,9 @@ package struct TokenProviderConfiguration: Sendable {
     package var retry: RetryPolicy
     package var rules: TokenRules
     package var cacheCapacity: Int
+    /// How many fetches may be making their first attempt at once (``FetchSlots``); more wait
+    /// their turn in the order they came. Far above what a phone or a test reaches.
+    package var concurrentFetchLimit = 4096
     package var observer: (@Sendable (TokenEvent) -> Void)?
     /// Runs on the publishing thread before each token state goes out to the streams: a
     /// seam for tests that hold one publication while another thread notes a change.

@@ -18,7 +18,8 @@ struct EngineHarness {
         refresh: RefreshPolicy = RefreshPolicy(spreadsRefreshes: false),
         retry: RetryPolicy = RetryPolicy(jitter: 0),
         cacheCapacity: Int = 64,
-        endpointTimeout: TimeInterval = 15
+        endpointTimeout: TimeInterval = 15,
+        concurrentFetchLimit: Int = 4096
     ) throws {
         clock = ManualWallClock()
         backend = InMemoryTokenBackend(clock: clock, configuration: configuration)
@@ -28,10 +29,11 @@ struct EngineHarness {
         self.events = events
         let endpoint = TokenEndpoint(
             url: "https://backend.example.com/token", format: format ?? configuration.format, timeout: endpointTimeout)
-        engine = try TokenEngine(
-            configuration: .init(
-                endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry,
-                cacheCapacity: cacheCapacity, observer: { events.record($0) }))
+        var engineConfiguration = TokenProviderConfiguration(
+            endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry,
+            cacheCapacity: cacheCapacity, observer: { events.record($0) })
+        engineConfiguration.concurrentFetchLimit = concurrentFetchLimit
+        engine = try TokenEngine(configuration: engineConfiguration)
     }
 
     /// Starts `count` concurrent fetches for `scope` on the clock and returns their tasks once
