@@ -10,9 +10,13 @@ public import Foundation
 /// single reference count.
 public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// One allocation per token, and each vehicle of a fleet simulator holds one: its
-    /// fields are packed to 152 bytes, which the allocator serves in a 160-byte block.
+    /// fields are packed to 168 bytes, which the allocator serves in a 176-byte block.
     private final class Storage: Sendable {
         let value: String
+        /// `Bearer <value>`, made once: every fleet call sends it, and a header made per call
+        /// was a second copy of the token for every call in flight (twice its size, grown by
+        /// interpolation), and one the in-memory fleet service kept a copy of.
+        let authorizationHeader: String
         let scope: AuthorizationScope
         let receivedAt: Date
         let expiresAt: Date
@@ -25,8 +29,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         let fingerprintBits: UInt32
         /// How far the backend's clock ran ahead of the device's when the token arrived, in
         /// 32 bits (within 8 ms for offsets up to a day; it is judged and shown in seconds):
-        /// with the fingerprint's bits it takes the 8 bytes this alone took, so the storage
-        /// stays 152 bytes.
+        /// with the fingerprint's bits it takes the 8 bytes this alone took.
         let issuerClockOffset: Float
 
         init(
@@ -37,6 +40,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
             (self.lifetime, self.uptimeExpiry) = (lifetime, uptimeExpiry)
             self.issuerClockOffset = Float(issuerClockOffset)
             fingerprintBits = AuthToken.fingerprintBits(of: value)
+            authorizationHeader = "Bearer " + value
         }
     }
 
@@ -44,6 +48,11 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
 
     /// The compact JWT. Never log it.
     public var value: String { storage.value }
+
+    /// `Bearer <value>`, the `Authorization` header a fleet call sends, made once per token.
+    /// Never log it.
+    package var authorizationHeader: String { storage.authorizationHeader }
+
     /// The vehicle or trip the token was fetched for.
     public var scope: AuthorizationScope { storage.scope }
     /// When the token arrived, by the device clock.

@@ -143,7 +143,7 @@ extension AuthorizedCaller {
     private static func authorized(_ request: TransportRequest, with token: AuthToken) -> TransportRequest {
         var request = request
         for name in request.headers.keys where name.lowercased() == "authorization" { request.headers[name] = nil }
-        request.headers["Authorization"] = "Bearer \(token.value)"
+        request.headers["Authorization"] = token.authorizationHeader
         return request
     }
 

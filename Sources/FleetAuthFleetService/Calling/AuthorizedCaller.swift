@@ -94,7 +94,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         _ attempt: (_ authorization: String) async throws -> Response, status: (Response) -> Int
     ) async throws -> Response {
         try await exchange(
-            { token in try await attempt("Bearer \(token.value)") }, status: status, body: { _ in Data() }
+            { token in try await attempt(token.authorizationHeader) }, status: status, body: { _ in Data() }
         )
         .response
     }

@@ -95,9 +95,11 @@ public final class InMemoryFleetService: Sendable {
         var lastTokens: [AuthorizationScope: KnownToken] = [:]
     }
 
-    /// A token the service has decoded.
+    /// A token the service has decoded. The token is kept as part of the header it came in,
+    /// not copied: a FleetAuth caller sends its token's one header for every call, so a
+    /// simulated fleet's tokens are not held twice.
     private struct KnownToken {
-        let token: String
+        let token: Substring
         let fingerprint: String
         let claims: JWTClaims?
     }
@@ -162,7 +164,7 @@ public final class InMemoryFleetService: Sendable {
         let (forced, revoked, known) = state.withLock { state in
             (
                 state.forcedRejections.isEmpty ? nil : state.forcedRejections.removeFirst(), state.revoked,
-                scope.flatMap { state.lastTokens[$0] }.flatMap { known in bearer == known.token[...] ? known : nil }
+                scope.flatMap { state.lastTokens[$0] }.flatMap { known in bearer == known.token ? known : nil }
             )
         }
         let token = bearer.map { bearer in known ?? decoded(bearer, for: scope) }
@@ -202,9 +204,9 @@ public final class InMemoryFleetService: Sendable {
 
     /// `bearer` decoded, and remembered as the last token of `scope`.
     private func decoded(_ bearer: Substring, for scope: AuthorizationScope?) -> KnownToken {
-        let token = String(bearer)
         let known = KnownToken(
-            token: token, fingerprint: AuthToken.fingerprint(ofPart: bearer), claims: try? JWTDecoder.decode(token))
+            token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer),
+            claims: try? JWTDecoder.decode(String(bearer)))
         if let scope { state.withLock { $0.lastTokens[scope] = known } }
         return known
     }
