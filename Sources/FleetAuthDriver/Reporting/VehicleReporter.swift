@@ -80,6 +80,14 @@ public final class VehicleReporter: Sendable {
             scope: context.scope)
     }
 
+    /// The error of an update cancelled while it waited for its turn.
+    @inline(never)
+    private func cancelledBeforeTurn() -> FleetServiceError {
+        FleetServiceError(
+            fault: .caller, message: "The update was cancelled before its turn; nothing was sent.",
+            scope: context.scope, underlyingError: CancellationError())
+    }
+
     /// Every update's headers, one dictionary shared by all.
     private static let updateHeaders = ["Content-Type": "application/json"]
 
@@ -91,19 +99,12 @@ public final class VehicleReporter: Sendable {
             url: updateURL,
             headers: Self.updateHeaders, body: location.updateBody(),
             timeout: fleetService.timeout)
-        return try await queue.run(
-            { () async throws(FleetServiceError) -> Receipt in
-                // Without a token, the update waits for one before the call's frames exist.
-                let token = try await caller.tokenForCall()
-                let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens, token: token)
-                return Receipt(
-                    status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
-                    attempts: delivery.attempts)
-            },
-            cancelled: {
-                FleetServiceError(
-                    fault: .caller, message: "The update was cancelled before its turn; nothing was sent.",
-                    scope: context.scope, underlyingError: CancellationError())
-            })
+        guard await queue.takeTurn() else { throw cancelledBeforeTurn() }
+        defer { queue.endTurn() }
+        // Without a token, the update waits for one before the call's frames exist.
+        let token = try await caller.tokenForCall()
+        let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens, token: token)
+        return Receipt(
+            status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint, attempts: delivery.attempts)
     }
 }

@@ -29,11 +29,23 @@ package final class OrderedQueue: Sendable {
     package func run<Result: Sendable, Failure: Error>(
         _ operation: () async throws(Failure) -> Result, cancelled: () -> Failure
     ) async throws(Failure) -> Result {
-        if !admitAtOnce() {
-            guard await acquire() else { throw cancelled() }
-        }
-        defer { release() }
+        guard await takeTurn() else { throw cancelled() }
+        defer { endTurn() }
         return try await operation()
+    }
+
+    /// Waits for every earlier operation to finish and takes the turn: `false` when the task
+    /// is cancelled first (it then has no turn to end). Whoever gets the turn must end it with
+    /// ``endTurn()``. For a caller whose operation is its own code, with no closure and no
+    /// generic frame between it and the calls it makes (every update in flight holds them).
+    package func takeTurn() async -> Bool {
+        if admitAtOnce() { return true }
+        return await acquire()
+    }
+
+    /// Ends the turn ``takeTurn()`` gave: the next operation in the queue runs.
+    package func endTurn() {
+        release()
     }
 
     /// How many operations have taken their place in the queue so far, finished or not.

@@ -101,7 +101,11 @@ public final class InMemoryFleetService: Sendable {
     private struct KnownToken {
         let token: Substring
         let fingerprint: String
+        /// What the check reads of its claims: the expiry, the issue time and the IDs it
+        /// names (a simulated fleet holds one per vehicle, so not its issuer, subject or key).
         let claims: JWTClaims?
+        /// Whether its audience names the service's, judged once.
+        let audienceMatches: Bool
     }
 
     private let clock: any WallClock
@@ -204,9 +208,17 @@ public final class InMemoryFleetService: Sendable {
 
     /// `bearer` decoded, and remembered as the last token of `scope`.
     private func decoded(_ bearer: Substring, for scope: AuthorizationScope?) -> KnownToken {
+        var claims = try? JWTDecoder.decode(String(bearer))
+        let audienceMatches = claims?.audience.contains(configuration.audience) ?? false
+        if claims != nil {
+            claims?.issuer = nil
+            claims?.subject = nil
+            claims?.keyID = nil
+            claims?.audience = []
+        }
         let known = KnownToken(
-            token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer),
-            claims: try? JWTDecoder.decode(String(bearer)))
+            token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer), claims: claims,
+            audienceMatches: audienceMatches)
         if let scope { state.withLock { $0.lastTokens[scope] = known } }
         return known
     }
@@ -216,7 +228,7 @@ public final class InMemoryFleetService: Sendable {
     ) -> (Int, String?) {
         guard let token else { return (401, "no bearer token") }
         guard let claims = token.claims else { return (401, "malformed token") }
-        guard claims.audience.contains(configuration.audience) else { return (401, "wrong audience") }
+        guard token.audienceMatches else { return (401, "wrong audience") }
         guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
         guard exp > now else { return (401, "token expired") }
         guard iat.timeIntervalSince(now) <= configuration.skewTolerance else {
