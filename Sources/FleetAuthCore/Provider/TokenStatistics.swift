@@ -17,7 +17,7 @@ public struct TokenStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Tokens a full cache dropped while they were still usable: more contexts in use than
     /// `cacheCapacity` holds, each dropped one fetched again (each an `evictedUsable` event).
     public package(set) var evictedUsable = 0
-    /// Fetches in flight now, background refreshes included.
+    /// Fetches in flight now, background refreshes and those waiting for their turn included.
     public package(set) var activeFetches: Int
 
     /// Counts as given, for an app's test of a dashboard that reads ``TokenProvider/statistics``.
