@@ -97,15 +97,31 @@ public final class InMemoryFleetService: Sendable {
 
     /// A token the service has decoded. The token is kept as part of the header it came in,
     /// not copied: a FleetAuth caller sends its token's one header for every call, so a
-    /// simulated fleet's tokens are not held twice.
+    /// simulated fleet's tokens are not held twice. Of its claims it keeps what the check
+    /// reads, no more: a simulated fleet holds one per vehicle.
     private struct KnownToken {
         let token: Substring
         let fingerprint: String
-        /// What the check reads of its claims: the expiry, the issue time and the IDs it
-        /// names (a simulated fleet holds one per vehicle, so not its issuer, subject or key).
-        let claims: JWTClaims?
-        /// Whether its audience names the service's, judged once.
+        /// The check's view of the claims; `nil` for a token that does not decode.
+        let claims: CheckedClaims?
+    }
+
+    /// What the check reads of a token's claims.
+    private struct CheckedClaims {
         let audienceMatches: Bool
+        let issuedAt: Date?
+        let expiresAt: Date?
+        /// The `authorization` claim: claim key to the IDs it names.
+        let authorization: [String: [String]]
+
+        init(_ claims: JWTClaims, audience: String) {
+            audienceMatches = claims.audience.contains(audience)
+            (issuedAt, expiresAt, authorization) = (claims.issuedAt, claims.expiresAt, claims.authorization)
+        }
+
+        func covers(_ scope: AuthorizationScope) -> Bool {
+            JWTClaims(authorization: authorization).covers(scope)
+        }
     }
 
     private let clock: any WallClock
@@ -208,17 +224,10 @@ public final class InMemoryFleetService: Sendable {
 
     /// `bearer` decoded, and remembered as the last token of `scope`.
     private func decoded(_ bearer: Substring, for scope: AuthorizationScope?) -> KnownToken {
-        var claims = try? JWTDecoder.decode(String(bearer))
-        let audienceMatches = claims?.audience.contains(configuration.audience) ?? false
-        if claims != nil {
-            claims?.issuer = nil
-            claims?.subject = nil
-            claims?.keyID = nil
-            claims?.audience = []
+        let claims = (try? JWTDecoder.decode(String(bearer))).map {
+            CheckedClaims($0, audience: configuration.audience)
         }
-        let known = KnownToken(
-            token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer), claims: claims,
-            audienceMatches: audienceMatches)
+        let known = KnownToken(token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer), claims: claims)
         if let scope { state.withLock { $0.lastTokens[scope] = known } }
         return known
     }
@@ -228,7 +237,7 @@ public final class InMemoryFleetService: Sendable {
     ) -> (Int, String?) {
         guard let token else { return (401, "no bearer token") }
         guard let claims = token.claims else { return (401, "malformed token") }
-        guard token.audienceMatches else { return (401, "wrong audience") }
+        guard claims.audienceMatches else { return (401, "wrong audience") }
         guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
         guard exp > now else { return (401, "token expired") }
         guard iat.timeIntervalSince(now) <= configuration.skewTolerance else {
