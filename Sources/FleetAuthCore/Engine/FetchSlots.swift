@@ -2,7 +2,7 @@
 /// waiting for their turn.
 ///
 /// A fleet started together asks for every vehicle's token at once. Without a bound, each of
-/// those fetches holds a task and its request's frames from the first moment (about 8 KB a
+/// those fetches holds a task and its request's frames from the first moment (about 10 KB a
 /// vehicle), and the backend gets the whole herd in one instant. With it, a flight beyond the
 /// limit is a queued record, started in the order it came as an earlier fetch makes room. A
 /// fetch makes room when it ends or when its first attempt fails: a fetch retrying through an
@@ -26,9 +26,6 @@ package struct FetchSlots: Sendable {
     package init(limit: Int) {
         self.limit = max(1, limit)
     }
-
-    /// Whether no flight waits for a slot.
-    package var isQueueEmpty: Bool { head == waiting.count }
 
     /// The flights waiting for a slot, oldest first (some may since have ended).
     package var queued: ArraySlice<Queued> { waiting[head...] }

@@ -10,12 +10,12 @@ public import Foundation
 /// single reference count.
 public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// One allocation per token, and each vehicle of a fleet simulator holds one: its
-    /// fields are packed to 152 bytes, which the allocator serves in a 160-byte block.
+    /// fields are packed to 168 bytes, which the allocator serves in a 176-byte block.
     private final class Storage: Sendable {
-        /// `Bearer <value>`: the token is kept once, in the form every fleet call sends. A
-        /// header made per call was a second copy of the token for every call in flight (twice
-        /// its size, grown by interpolation), beside the cached value; ``AuthToken/value``,
-        /// read far less often, is cut from it.
+        let value: String
+        /// `Bearer <value>`, made once: every fleet call sends it. A header made per call was
+        /// a second copy of the token for every call in flight, twice its size as grown by
+        /// interpolation, and the one the in-memory fleet service kept a copy of.
         let authorizationHeader: String
         let scope: AuthorizationScope
         let receivedAt: Date
@@ -29,35 +29,29 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         let fingerprintBits: UInt32
         /// How far the backend's clock ran ahead of the device's when the token arrived, in
         /// 32 bits (within 8 ms for offsets up to a day; it is judged and shown in seconds):
-        /// with the fingerprint's bits it takes the 8 bytes this alone took, so the storage
-        /// stays 152 bytes.
+        /// with the fingerprint's bits it takes the 8 bytes this alone took.
         let issuerClockOffset: Float
 
         init(
             value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,
             uptimeExpiry: (clock: any WallClock, expiresAt: TimeInterval)?, issuerClockOffset: TimeInterval
         ) {
-            (self.scope, self.receivedAt, self.expiresAt) = (scope, receivedAt, expiresAt)
+            (self.value, self.scope, self.receivedAt, self.expiresAt) = (value, scope, receivedAt, expiresAt)
             (self.lifetime, self.uptimeExpiry) = (lifetime, uptimeExpiry)
             self.issuerClockOffset = Float(issuerClockOffset)
             fingerprintBits = AuthToken.fingerprintBits(of: value)
-            authorizationHeader = AuthToken.bearerPrefix + value
+            authorizationHeader = "Bearer " + value
         }
     }
 
     private let storage: Storage
 
     /// The compact JWT. Never log it.
-    public var value: String {
-        String(decoding: storage.authorizationHeader.utf8.dropFirst(Self.bearerPrefix.utf8.count), as: UTF8.self)
-    }
+    public var value: String { storage.value }
 
     /// `Bearer <value>`, the `Authorization` header a fleet call sends, made once per token.
     /// Never log it.
     package var authorizationHeader: String { storage.authorizationHeader }
-
-    /// What comes before the value in ``authorizationHeader``.
-    static let bearerPrefix = "Bearer "
 
     /// The vehicle or trip the token was fetched for.
     public var scope: AuthorizationScope { storage.scope }

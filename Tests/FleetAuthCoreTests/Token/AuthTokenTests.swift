@@ -32,15 +32,15 @@ struct AuthTokenTests {
 
     #if canImport(Glibc)
         /// Each vehicle of a simulator holds a token: its storage stays in the allocator's
-        /// 160-byte block, with an uptime expiry too (the largest form), and the token is
-        /// held once, as its `Bearer` header.
-        @Test func aTokensStorageFitsA160ByteBlock() throws {
+        /// 176-byte block, with an uptime expiry too (the largest form), its `Bearer` header
+        /// made once beside its value.
+        @Test func aTokensStorageFitsA176ByteBlock() throws {
             let fetched = AuthToken(
                 value: secret, scope: .vehicle("v-1"), receivedAt: Date(), expiresAt: Date(),
                 uptimeExpiry: (SystemWallClock(), 10), issuerClockOffset: 1)
             let usableSize = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size"))
             let size = unsafeBitCast(usableSize, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
-            #expect(size(Unmanaged.passUnretained(fetched.storageObject).toOpaque()) <= 152)
+            #expect(size(Unmanaged.passUnretained(fetched.storageObject).toOpaque()) <= 168)
             #expect(fetched.authorizationHeader == "Bearer \(secret)")
             #expect(fetched.value == secret)
         }
