@@ -92,7 +92,7 @@ struct TokenEngineState {
     /// How many fetch durations are kept; the slowest of them stands for the p99.
     static let durationWindow = 32
 
-    init(capacity: Int, concurrentFetchLimit: Int = 4096) {
+    init(capacity: Int, concurrentFetchLimit: Int) {
         cache = TokenCache(capacity: capacity)
         slots = FetchSlots(limit: concurrentFetchLimit)
     }
