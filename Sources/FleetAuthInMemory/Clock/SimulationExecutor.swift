@@ -40,14 +40,12 @@ final class SimulationExecutor: Sendable {
         }
     }
 
-    /// The thread the jobs run on: one drain at a time runs every job queued until none is left.
-    private let queue = DispatchQueue(label: "FleetAuthInMemory.ManualWallClock")
     private let state = LockedState(State())
 
-    /// Queues `job`, counted as pending until it has run. A drain of the queue is started
-    /// when none is under way: jobs are held in the executor's own list rather than each
-    /// given to the dispatch queue, which allocated a block and a closure for every job, a
-    /// cost a simulation of thousands of tasks paid millions of times.
+    /// Queues `job`, counted as pending until it has run. A drain on the ``SimulationThreads``
+    /// is asked for when none is under way: jobs are held in the executor's own list rather
+    /// than each handed over, which allocated a block and a closure for every job, a cost a
+    /// simulation of thousands of tasks paid millions of times.
     private func schedule(_ job: UnownedJob) {
         let (startDrain, workWaiters) = state.withLock { state -> (Bool, [CheckedContinuation<Bool, Never>]) in
             state.jobs.append(job)
@@ -59,13 +57,14 @@ final class SimulationExecutor: Sendable {
             return (startDrain, Array(state.workWaiters.values))
         }
         for waiter in workWaiters { waiter.resume(returning: true) }
-        if startDrain { queue.async { self.drain() } }
+        if startDrain { SimulationThreads.shared.drain(self) }
     }
 
-    /// Runs queued jobs one at a time, oldest first, until none is left; then wakes the
-    /// callers of ``settle()``.
-    private func drain() {
-        while true {
+    /// Runs up to `limit` queued jobs one at a time, oldest first, on one of the ``SimulationThreads``.
+    /// Returns `true` if jobs remain (the drain goes on at the thread's next turn for this
+    /// executor); otherwise ends the drain and wakes the callers of ``settle()``.
+    func runJobs(atMost limit: Int) -> Bool {
+        for _ in 0..<limit {
             let next = state.withLock { state -> (job: UnownedJob?, settled: [CheckedContinuation<Void, Never>]) in
                 if let job = state.takeJob() { return (job, []) }
                 state.draining = false
@@ -74,10 +73,11 @@ final class SimulationExecutor: Sendable {
             }
             guard let job = next.job else {
                 for waiter in next.settled { waiter.resume() }
-                return
+                return false
             }
             run(job)
         }
+        return true
     }
 
     /// Runs `job` on this executor (where task executors exist, the only place jobs come from).
