@@ -88,17 +88,23 @@ public final class VehicleReporter: Sendable {
             scope: context.scope, underlyingError: CancellationError())
     }
 
+    /// The request that sends `location`, or the error of a location that is not plausible.
+    /// Not inlined: every update in flight holds the frame of `report(_:)`, which would hold
+    /// the temporaries of the check and of the building.
+    @inline(never)
+    private func updateRequest(for location: VehicleLocation) throws(FleetServiceError) -> TransportRequest {
+        if let problem = location.problem { throw implausible(problem) }
+        return TransportRequest(
+            method: fleetService.fleet.vehicleUpdateMethod, url: updateURL, headers: Self.updateHeaders,
+            body: location.updateBody(), timeout: fleetService.timeout)
+    }
+
     /// Every update's headers, one dictionary shared by all.
     private static let updateHeaders = ["Content-Type": "application/json"]
 
     /// Sends one location update, after every earlier one has finished.
     public func report(_ location: VehicleLocation) async throws(FleetServiceError) -> Receipt {
-        if let problem = location.problem { throw implausible(problem) }
-        let request = TransportRequest(
-            method: fleetService.fleet.vehicleUpdateMethod,
-            url: updateURL,
-            headers: Self.updateHeaders, body: location.updateBody(),
-            timeout: fleetService.timeout)
+        let request = try updateRequest(for: location)
         guard await queue.takeTurn() else { throw cancelledBeforeTurn() }
         defer { queue.endTurn() }
         // Without a token, the update waits for one before the call's frames exist.
