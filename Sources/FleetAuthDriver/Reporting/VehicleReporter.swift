@@ -71,9 +71,7 @@ public final class VehicleReporter: Sendable {
         self.updateURLCarriesTokens = (try? caller.checkTransport(updateURL)) != nil
     }
 
-    /// The error of a location that is not plausible. Not inlined: every update in flight
-    /// holds the frame of `report(_:)`.
-    @inline(never)
+    /// The error of a location that is not plausible.
     private func implausible(_ problem: String) -> FleetServiceError {
         FleetServiceError(
             fault: .caller, message: "The location is not plausible: \(problem). Nothing was sent.",

@@ -44,8 +44,8 @@ final class SimulationExecutor: Sendable {
 
     /// Queues `job`, counted as pending until it has run. A drain on the ``SimulationThreads``
     /// is asked for when none is under way: jobs are held in the executor's own list rather
-    /// than each handed over, which allocated a block and a closure for every job, a cost a
-    /// simulation of thousands of tasks paid millions of times.
+    /// than each given to a dispatch queue, which allocated a block and a closure for every
+    /// job, a cost a simulation of thousands of tasks paid millions of times.
     private func schedule(_ job: UnownedJob) {
         let (startDrain, workWaiters) = state.withLock { state -> (Bool, [CheckedContinuation<Bool, Never>]) in
             state.jobs.append(job)

@@ -11,8 +11,8 @@ import Foundation
 /// kept its memory twice, once freed in each arena (100,000 vehicles peaked at 1.0 GB in
 /// some runs and 1.65 GB in others of the same binary). On one thread, every step, and the
 /// steps of a clock measured before it, allocate from the same arena and reuse what the last
-/// freed. Clocks that run at once (tests in parallel) take the next idle thread, up to one a
-/// core, and a thread's clocks take turns of at most ``turn`` jobs.
+/// freed. Clocks that run at once (tests in parallel) take the next idle thread, of one a core
+/// (at least two), and a thread's clocks take turns of at most ``turn`` jobs.
 package final class SimulationThreads: Sendable {
     /// The threads every clock's executor drains on, each started at its first drain.
     static let shared = SimulationThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
@@ -25,7 +25,6 @@ package final class SimulationThreads: Sendable {
         var waiting: [[SimulationExecutor]]
         /// Per thread, whether it has been started.
         var started: [Bool]
-
     }
 
     /// The thread a drain goes to, given how many executors each has waiting: the first with
