@@ -18,7 +18,8 @@ extension InMemoryFleetService {
         named.append(contentsOf: #"{"name":"#.utf8)
         appendQuoted(name, to: &named)
         if !isEmpty { named.append(UInt8(ascii: ",")) }
-        named.append(contentsOf: rest)
+        // Copied as a block: appended as a sequence, `Data` hands over its bytes one by one.
+        rest.withUnsafeBytes { named.append(contentsOf: $0) }
         return Data(named)
     }
 

@@ -97,31 +97,29 @@ public final class InMemoryFleetService: Sendable {
 
     /// A token the service has decoded. The token is kept as part of the header it came in,
     /// not copied: a FleetAuth caller sends its token's one header for every call, so a
-    /// simulated fleet's tokens are not held twice. Of its claims it keeps what the check
-    /// reads, no more: a simulated fleet holds one per vehicle.
+    /// simulated fleet's tokens are not held twice. Of its claims it keeps the judgement of
+    /// calls on one route, no more: a simulated fleet holds one per vehicle, and a token
+    /// carries hundreds of calls.
     private struct KnownToken {
         let token: Substring
         let fingerprint: String
-        /// The check's view of the claims; `nil` for a token that does not decode.
-        let claims: CheckedClaims?
+        /// The route the token was judged for (`nil`: a path that names none).
+        let route: FleetServiceRoute?
+        let judgement: ClaimsJudgement
     }
 
-    /// What the check reads of a token's claims.
-    private struct CheckedClaims {
-        let audienceMatches: Bool
-        let issuedAt: Date?
-        let expiresAt: Date?
-        /// The `authorization` claim: claim key to the IDs it names.
-        let authorization: [String: [String]]
+    /// A status and the reason for a refusal (`nil`: accepted).
+    private typealias Verdict = (status: Int, rejection: String?)
 
-        init(_ claims: JWTClaims, audience: String) {
-            audienceMatches = claims.audience.contains(audience)
-            (issuedAt, expiresAt, authorization) = (claims.issuedAt, claims.expiresAt, claims.authorization)
-        }
-
-        func covers(_ scope: AuthorizationScope) -> Bool {
-            JWTClaims(authorization: authorization).covers(scope)
-        }
+    /// What a token's claims say of calls on one route for one scope. Only the time checks
+    /// are left for each call: the rest of the claims do not change.
+    private enum ClaimsJudgement {
+        /// Refused whatever the time: the token does not decode, names another audience or
+        /// has no `exp` or `iat` (or there is no route).
+        case refused(Verdict)
+        /// Judged by the time checks, then by `then`: the lifetime and the coverage, which
+        /// the service checks after the time (`nil`: accepted).
+        case timed(issuedAt: Date, expiresAt: Date, then: Verdict?)
     }
 
     private let clock: any WallClock
@@ -184,29 +182,33 @@ public final class InMemoryFleetService: Sendable {
         let (forced, revoked, known) = state.withLock { state in
             (
                 state.forcedRejections.isEmpty ? nil : state.forcedRejections.removeFirst(), state.revoked,
-                scope.flatMap { state.lastTokens[$0] }.flatMap { known in bearer == known.token ? known : nil }
+                scope.flatMap { state.lastTokens[$0] }.flatMap { known in
+                    bearer == known.token && known.route == match?.route ? known : nil
+                }
             )
         }
-        let token = bearer.map { bearer in known ?? decoded(bearer, for: scope) }
-        let verdict: (status: Int, rejection: String?)
+        let token = bearer.map { bearer in known ?? decoded(bearer, for: scope, on: match?.route) }
+        let verdict: Verdict
         if let forced {
             verdict = (forced, "rejected on purpose")
         } else if let token, revoked.contains(token.fingerprint) {
             verdict = (401, "token revoked")
         } else if let scope, (try? scope.validated()) == nil {
             verdict = (400, "the ID breaks the fleet service's ID rules")
-        } else if let scope, let route = match?.route {
-            verdict = check(token, covering: scope, on: route, at: now)
+        } else if scope != nil, match != nil {
+            verdict = check(token, at: now)
         } else {
             verdict = (404, "no such resource")
         }
         var status = verdict.status
-        var body = Data(#"{"error":""}"#.utf8)
+        let body: Data
         var stored: Data?
         if let rejection = verdict.rejection {
             body = Data(#"{"error":"\#(rejection)"}"#.utf8)
         } else if let scope, let route = match?.route {
             (status, body, stored) = serve(request, scope: scope, route: route, now: now)
+        } else {
+            body = Data(#"{"error":""}"#.utf8)
         }
         let call = Call(
             method: request.method, scope: scope, tokenFingerprint: token?.fingerprint, status: status,
@@ -222,27 +224,40 @@ public final class InMemoryFleetService: Sendable {
     /// Every answer's headers, one dictionary shared by all.
     private static let jsonHeaders = ["Content-Type": "application/json"]
 
-    /// `bearer` decoded, and remembered as the last token of `scope`.
-    private func decoded(_ bearer: Substring, for scope: AuthorizationScope?) -> KnownToken {
-        let claims = (try? JWTDecoder.decode(String(bearer))).map {
-            CheckedClaims($0, audience: configuration.audience)
-        }
-        let known = KnownToken(token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer), claims: claims)
+    /// `bearer` decoded and judged for calls of `scope` on `route`, and remembered as the
+    /// last token of `scope`.
+    private func decoded(_ bearer: Substring, for scope: AuthorizationScope?, on route: FleetServiceRoute?)
+        -> KnownToken
+    {
+        let claims = try? JWTDecoder.decode(String(bearer))
+        let judgement: ClaimsJudgement =
+            if let scope, let route { judge(claims, covering: scope, on: route) } else {
+                .refused((404, "no such resource"))
+            }
+        let known = KnownToken(
+            token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer), route: route, judgement: judgement)
         if let scope { state.withLock { $0.lastTokens[scope] = known } }
         return known
     }
 
-    private func check(
-        _ token: KnownToken?, covering scope: AuthorizationScope, on route: FleetServiceRoute, at now: Date
-    ) -> (Int, String?) {
-        guard let token else { return (401, "no bearer token") }
-        guard let claims = token.claims else { return (401, "malformed token") }
-        guard claims.audienceMatches else { return (401, "wrong audience") }
-        guard let exp = claims.expiresAt, let iat = claims.issuedAt else { return (401, "missing exp or iat") }
-        guard exp > now else { return (401, "token expired") }
-        guard iat.timeIntervalSince(now) <= configuration.skewTolerance else {
-            return (401, "token issued in the future")
+    /// What `claims` say of calls of `scope` on `route`, the time checks left for each call.
+    private func judge(_ claims: JWTClaims?, covering scope: AuthorizationScope, on route: FleetServiceRoute)
+        -> ClaimsJudgement
+    {
+        guard let claims else { return .refused((401, "malformed token")) }
+        guard claims.audience.contains(configuration.audience) else { return .refused((401, "wrong audience")) }
+        guard let exp = claims.expiresAt, let iat = claims.issuedAt else {
+            return .refused((401, "missing exp or iat"))
         }
+        return .timed(issuedAt: iat, expiresAt: exp, then: coverage(of: claims, issuedAt: iat, expiresAt: exp, scope, route))
+    }
+
+    /// The checks after the time's: the lifetime, then whether the claims cover `scope`
+    /// and, for a vehicle, name it under `route`'s claim key.
+    private func coverage(
+        of claims: JWTClaims, issuedAt iat: Date, expiresAt exp: Date, _ scope: AuthorizationScope,
+        _ route: FleetServiceRoute
+    ) -> Verdict? {
         guard exp.timeIntervalSince(iat) <= configuration.maximumLifetime else {
             return (401, "lifetime over one hour")
         }
@@ -254,14 +269,28 @@ public final class InMemoryFleetService: Sendable {
                 return (403, "token does not name \(scope) as \(route.claimKey)")
             }
         }
-        return (200, nil)
+        return nil
+    }
+
+    /// The verdict on a call with `token` at `now`: its judgement, then the time checks.
+    private func check(_ token: KnownToken?, at now: Date) -> Verdict {
+        guard let token else { return (401, "no bearer token") }
+        switch token.judgement {
+        case .refused(let verdict): return verdict
+        case .timed(let iat, let exp, let then):
+            guard exp > now else { return (401, "token expired") }
+            guard iat.timeIntervalSince(now) <= configuration.skewTolerance else {
+                return (401, "token issued in the future")
+            }
+            return then ?? (200, nil)
+        }
     }
 
     /// The status and body of an accepted call, and the update to store as the vehicle's last.
     private func serve(_ request: TransportRequest, scope: AuthorizationScope, route: FleetServiceRoute, now: Date)
         -> (Int, Data, stored: Data?)
     {
-        let name = "providers/\(configuration.providerID)/\(route.collection)/\(scope.id)"
+        let name = Self.resourceName(providerID: configuration.providerID, route: route, id: scope.id)
         guard request.method == route.method else {
             return (405, Data(#"{"error":"use \#(route.method)"}"#.utf8), nil)
         }
@@ -292,6 +321,18 @@ public final class InMemoryFleetService: Sendable {
             "remainingDistanceMeters": Int((1 - progress) * 12_000),
         ]
         return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), nil)
+    }
+
+    /// `providers/{providerID}/{collection}/{id}`, in one allocation: every update's answer names it.
+    private static func resourceName(providerID: String, route: FleetServiceRoute, id: String) -> String {
+        var name = "providers/"
+        name.reserveCapacity(name.utf8.count + providerID.utf8.count + route.collection.utf8.count + id.utf8.count + 2)
+        name += providerID
+        name += "/"
+        name += route.collection
+        name += "/"
+        name += id
+        return name
     }
 
     /// The token of `Bearer <token>` (the scheme in any case). By bytes: splitting the header

@@ -205,16 +205,29 @@ public final class InMemoryTransport: HTTPTransport {
     /// Not inlined: the frame of every request in flight would hold its values.
     @inline(never)
     private func admit(_ request: TransportRequest, path: String) -> (Fault?, TimeInterval, PathHandler?) {
-        let (scripted, injector, index, latency, handler) = state.withLock { state in
+        let admission = state.withLock { state in
             let index = state.requests.total
             state.requests.append(request)
             let scripted = state.scriptedFaults.isEmpty ? nil : state.scriptedFaults.removeFirst()
             let now = clock.uptime()
             let windowed = state.windows.last { $0.span.contains(now) && path.hasPrefix($0.pathPrefix) }
-            let route = state.routes.first { $0.matches(request, path: path) }
-            return (scripted ?? windowed?.fault, state.injector, index, state.latency, route?.handler)
+            return Admission(
+                fault: scripted ?? windowed?.fault, injector: state.injector, index: index, latency: state.latency,
+                route: state.routes.first { $0.matches(request, path: path) })
         }
         // The app's injector runs outside the lock: it may read this transport.
-        return (scripted ?? injector?(request, index), latency, handler)
+        let fault = admission.fault ?? admission.injector?(request, admission.index)
+        return (fault, admission.latency, admission.route?.handler)
+    }
+
+    /// What the lock gives `admit(_:path:)`. A struct, not a tuple: closures in a tuple
+    /// returned through the lock's generic result were wrapped in a heap-allocated thunk
+    /// each, at every request.
+    private struct Admission {
+        let fault: Fault?
+        let injector: FaultInjector?
+        let index: Int
+        let latency: TimeInterval
+        let route: Route?
     }
 }

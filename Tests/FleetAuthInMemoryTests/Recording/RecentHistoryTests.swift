@@ -23,6 +23,19 @@ struct RecentHistoryTests {
         #expect(history.elements == [3, 4])
     }
 
+    /// Past its limit the history is a ring: a change of limit then keeps the latest, in order.
+    @Test func aChangeOfLimitAfterTheRingWrappedKeepsTheLatestInOrder() {
+        var history = RecentHistory<Int>(limit: 3)
+        for value in 0..<5 { history.append(value) }
+        #expect(history.elements == [2, 3, 4])
+        history.limit = 2
+        #expect(history.elements == [3, 4])
+        history.limit = 4
+        for value in 5..<8 { history.append(value) }
+        #expect(history.elements == [4, 5, 6, 7])
+        #expect(history.total == 8)
+    }
+
     /// The documented default, through the public API: 10,000 calls kept, every call counted.
     @Test func theFleetServiceKeepsTheLatestTenThousandCalls() async {
         let clock = ManualWallClock()
