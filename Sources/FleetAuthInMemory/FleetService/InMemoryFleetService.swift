@@ -249,7 +249,8 @@ public final class InMemoryFleetService: Sendable {
         guard let exp = claims.expiresAt, let iat = claims.issuedAt else {
             return .refused((401, "missing exp or iat"))
         }
-        return .timed(issuedAt: iat, expiresAt: exp, then: coverage(of: claims, issuedAt: iat, expiresAt: exp, scope, route))
+        return .timed(
+            issuedAt: iat, expiresAt: exp, then: coverage(of: claims, issuedAt: iat, expiresAt: exp, scope, route))
     }
 
     /// The checks after the time's: the lifetime, then whether the claims cover `scope`
