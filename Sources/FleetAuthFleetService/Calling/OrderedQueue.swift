@@ -38,7 +38,9 @@ package final class OrderedQueue: Sendable {
     /// is cancelled first (it then has no turn to end). Whoever gets the turn must end it with
     /// ``endTurn()``. For a caller whose operation is its own code, with no closure and no
     /// generic frame between it and the calls it makes (every update in flight holds them).
-    package func takeTurn() async -> Bool {
+    /// Runs on its caller's executor, as the usual turn is taken without a suspension: no
+    /// hop to another executor and back.
+    nonisolated(nonsending) package func takeTurn() async -> Bool {
         if admitAtOnce() { return true }
         return await acquire()
     }

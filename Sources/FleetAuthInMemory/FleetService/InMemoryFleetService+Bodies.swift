@@ -6,21 +6,24 @@ extension InMemoryFleetService {
     /// parsing and re-encoding the body through `JSONSerialization` took a third of a
     /// simulator's time on the manual clock. The service does not judge the members.
     package static func naming(_ body: Data, _ name: String) -> Data? {
-        guard let open = body.firstIndex(where: { !whitespace.contains($0) }), body[open] == UInt8(ascii: "{"),
-            body.last(where: { !whitespace.contains($0) }) == UInt8(ascii: "}")
-        else { return nil }
-        let rest = body[(open + 1)...]
-        let isEmpty = rest.first { !whitespace.contains($0) } == UInt8(ascii: "}")
-        // Bytes first, then one copy into `Data`: appending to `Data` piece by piece went
-        // through its generic sequence path.
-        var named: [UInt8] = []
-        named.reserveCapacity(body.count + name.utf8.count + 12)
-        named.append(contentsOf: #"{"name":"#.utf8)
-        appendQuoted(name, to: &named)
-        if !isEmpty { named.append(UInt8(ascii: ",")) }
-        // Copied as a block: appended as a sequence, `Data` hands over its bytes one by one.
-        rest.withUnsafeBytes { named.append(contentsOf: $0) }
-        return Data(named)
+        // Over the body's bytes in place: read through `Data`'s own collection, a scan for the
+        // braces and the copy of the members went a byte at a time through its iterator.
+        body.withUnsafeBytes { bytes -> Data? in
+            guard let open = bytes.firstIndex(where: { !isWhitespace($0) }), bytes[open] == UInt8(ascii: "{"),
+                bytes.last(where: { !isWhitespace($0) }) == UInt8(ascii: "}")
+            else { return nil }
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[(open + 1)...])
+            let isEmpty = rest.first { !isWhitespace($0) } == UInt8(ascii: "}")
+            // Bytes first, then one copy into `Data`: appending to `Data` piece by piece went
+            // through its generic sequence path.
+            var named: [UInt8] = []
+            named.reserveCapacity(bytes.count + name.utf8.count + 12)
+            named.append(contentsOf: #"{"name":"#.utf8)
+            appendQuoted(name, to: &named)
+            if !isEmpty { named.append(UInt8(ascii: ",")) }
+            named.append(contentsOf: rest)
+            return Data(named)
+        }
     }
 
     /// Appends `text` as a JSON string; IDs rarely need escaping, so the common case is a copy.
@@ -36,5 +39,8 @@ extension InMemoryFleetService {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    private static let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
+    /// JSON's whitespace: space, tab, line feed, carriage return.
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
 }

@@ -169,7 +169,7 @@ public final class InMemoryFleetService: Sendable {
 
     /// Checks the token and serves the call.
     public func respond(to request: TransportRequest) async -> TransportResponse {
-        respond(to: request, path: request.url.path)
+        respond(to: request, path: request.url.routingPath)
     }
 
     /// Checks the token and serves the call whose URL has `path`: the form of the in-memory

@@ -17,8 +17,11 @@ public final class InMemoryTransport: HTTPTransport {
     /// Answers a request.
     package typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
     /// Answers a request, given with its URL's path (read once a request: reading it parses
-    /// the URL).
-    package typealias PathHandler = @Sendable (TransportRequest, _ path: String) async throws -> TransportResponse
+    /// the URL). Runs on the executor of the request's task: the doubles' own handlers
+    /// answer at once, and a hop to another executor and back cost task switches at every
+    /// request of a simulator.
+    package typealias PathHandler =
+        nonisolated(nonsending) @Sendable (TransportRequest, _ path: String) async throws -> TransportResponse
 
     /// A failure to inject in place of a route's answer.
     public struct Fault: Sendable {
@@ -180,7 +183,7 @@ public final class InMemoryTransport: HTTPTransport {
     /// Records the request, waits the latency, applies any fault, then routes it.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
-        let path = request.url.path
+        let path = request.url.routingPath
         let (fault, latency, handler) = admit(request, path: path)
         if latency > 0 { try await clock.sleep(for: latency) }
         switch fault?.value {
