@@ -10,7 +10,8 @@ struct RoutingPathTests {
         "https://fleet.example.com/v1/providers/p/vehicles/v-1?updateMask=lastLocation",
         "https://fleet.example.com/a/b/", "https://fleet.example.com/", "https://fleet.example.com",
         "https://fleet.example.com/a%2Fb", "https://fleet.example.com/caf%C3%A9/x", "https://fleet.example.com/a;p=1/b",
-        "https://fleet.example.com//a//b", "https://fleet.example.com/a/./b/../c", "https://fleet.example.com/a.b/c~d_e",
+        "https://fleet.example.com//a//b", "https://fleet.example.com/a/./b/../c",
+        "https://fleet.example.com/a.b/c~d_e",
         "http://127.0.0.1:8080/token/driver/v-1", "https://fleet.example.com/a#fragment",
     ])
     func readsAsURLPathReads(url: String) throws {
