@@ -44,25 +44,36 @@ package struct FleetServiceRoute: Sendable, Hashable {
     /// The route and the ID named by a request path (percent-decoded), if it is one of ours
     /// for `providerID`.
     package static func match(path: String, providerID: String) -> (route: FleetServiceRoute, id: String)? {
-        // Over the path's bytes, allocating only the ID: the in-memory fleet service matches
-        // every call of a simulator. Empty segments (`//`) are skipped; a segment with a
-        // percent escape is compared decoded.
+        // Over the path's bytes, making a string of the ID only: the in-memory fleet service
+        // matches every call of a simulator. Empty segments (`//`) are skipped; a segment
+        // with a percent escape is compared decoded, one beyond ASCII as a string.
         var path = path
         return path.withUTF8 { bytes -> (route: FleetServiceRoute, id: String)? in
             var position = 0
-            func nextSegment() -> String? {
+            func nextSegment() -> UnsafeBufferPointer<UInt8>? {
                 while position < bytes.count, bytes[position] == UInt8(ascii: "/") { position += 1 }
                 guard position < bytes.count else { return nil }
                 let start = position
                 while position < bytes.count, bytes[position] != UInt8(ascii: "/") { position += 1 }
-                let segment = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-                return segment.utf8.contains(UInt8(ascii: "%")) ? segment.removingPercentEncoding ?? segment : segment
+                return UnsafeBufferPointer(rebasing: bytes[start..<position])
             }
-            guard nextSegment() == "v1", nextSegment() == "providers", nextSegment() == providerID,
-                let collection = nextSegment(), let route = all.first(where: { $0.collection == collection }),
+            func text(_ segment: UnsafeBufferPointer<UInt8>) -> String {
+                let text = String(decoding: segment, as: UTF8.self)
+                return segment.contains(UInt8(ascii: "%")) ? text.removingPercentEncoding ?? text : text
+            }
+            func matches(_ segment: UnsafeBufferPointer<UInt8>?, _ expected: String) -> Bool {
+                guard let segment else { return false }
+                // Bytes compare as the strings do only in ASCII: elsewhere `==` is Unicode's equivalence.
+                if segment.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }) {
+                    return text(segment) == expected
+                }
+                return segment.elementsEqual(expected.utf8)
+            }
+            guard matches(nextSegment(), "v1"), matches(nextSegment(), "providers"), matches(nextSegment(), providerID),
+                let collection = nextSegment(), let route = all.first(where: { matches(collection, $0.collection) }),
                 let id = nextSegment(), nextSegment() == nil
             else { return nil }
-            return (route, id)
+            return (route, text(id))
         }
     }
 
