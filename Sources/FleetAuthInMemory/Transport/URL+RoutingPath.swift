@@ -6,11 +6,12 @@ extension URL {
     /// every read, a tenth of the in-memory transport's own time in a simulator; a path
     /// without a percent escape, a trailing slash or a `;` reads the same either way.
     package var routingPath: String {
-        let written = path(percentEncoded: true)
-        let bytes = written.utf8
-        let plain =
-            !bytes.contains(UInt8(ascii: "%")) && !bytes.contains(UInt8(ascii: ";"))
-            && (bytes.last != UInt8(ascii: "/") || bytes.count == 1)
+        var written = path(percentEncoded: true)
+        // One pass over the bytes in place: `utf8.contains` walked the view a byte at a time.
+        let plain = written.withUTF8 { bytes in
+            !bytes.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: ";") }
+                && (bytes.last != UInt8(ascii: "/") || bytes.count == 1)
+        }
         return plain ? written : path
     }
 }
