@@ -90,6 +90,10 @@ final class SimulationExecutor: Sendable {
     /// How many jobs have been queued so far: a mark for ``waitForWork(after:grace:)``.
     var scheduledCount: UInt64 { state.withLock { $0.scheduled } }
 
+    /// Whether jobs are waiting or running: `false` once a drain found none left, until the
+    /// next job is scheduled.
+    var isDraining: Bool { state.withLock { $0.draining } }
+
     /// Returns `true` as soon as a job is queued after the mark `scheduledCount` gave (at
     /// once if one already was), or `false` once `grace` seconds of real time pass without
     /// one: work that a completion from off the clock (`Task {}`, a dispatch queue, a real
