@@ -6,6 +6,13 @@ extension TokenEngine {
     /// even while the scope cools down after a failure.
     func waitForFetch(_ scope: AuthorizationScope, forced: Bool = false) async throws -> AuthToken {
         let waiterID = state.withLock { $0.nextID() }
+        // Through the lock once more on the way out. The fetch's end stores its token (or
+        // makes its error) under this lock and resumes the waiters after it; a waiter
+        // resumed before it reached its `await` continues without a suspension, and the
+        // runtime then hands the result over by an atomic that the thread sanitizer does not
+        // see (it reported the token's fields as raced). Taking the lock is an edge it sees,
+        // and costs one lock for each caller that waited for a fetch, none for a cached token.
+        defer { state.withLock { _ in } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<AuthToken, any Error>) in
                 register(continuation, as: waiterID, for: scope, forced: forced)
