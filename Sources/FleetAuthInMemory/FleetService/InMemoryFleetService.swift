@@ -195,7 +195,7 @@ public final class InMemoryFleetService: Sendable {
             verdict = (401, "token revoked")
         } else if let scope, (try? scope.validated()) == nil {
             verdict = (400, "the ID breaks the fleet service's ID rules")
-        } else if scope != nil, match != nil {
+        } else if match != nil {
             verdict = check(token, at: now)
         } else {
             verdict = (404, "no such resource")

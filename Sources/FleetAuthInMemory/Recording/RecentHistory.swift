@@ -24,7 +24,7 @@ package struct RecentHistory<Element> {
     }
 
     /// The kept entries, oldest first.
-    package var elements: [Element] { Array(storage[oldest...] + storage[..<oldest]) }
+    package var elements: [Element] { Array(storage[oldest...]) + storage[..<oldest] }
 
     package mutating func append(_ element: Element) {
         total += 1
