@@ -41,15 +41,24 @@ package enum HTTPDate {
     }
 
     /// `date` as `2027-01-15T08:00:00.250Z` (UTC, to the nearest millisecond), as a fleet
-    /// service reads an update's time. By hand: `ISO8601DateFormatter` took a microsecond and
-    /// a half of every update a simulator sends.
+    /// service reads an update's time.
     package static func iso8601Milliseconds(_ date: Date) -> String {
+        var text: [UInt8] = []
+        appendISO8601Milliseconds(date, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends ``iso8601Milliseconds(_:)``'s text to `bytes`, for a body written as bytes. By
+    /// hand: `ISO8601DateFormatter` took a microsecond and a half of every update a simulator
+    /// sends, and a string of its own per update was an allocation more.
+    package static func appendISO8601Milliseconds(_ date: Date, to bytes: inout [UInt8]) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         // Years 0001 to 9999 only: four digits, as the form has.
         guard (-62_135_596_800_000..<253_402_300_800_000).contains(milliseconds) else {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            return formatter.string(from: date)
+            bytes += formatter.string(from: date).utf8
+            return
         }
         let (seconds, fraction) = floored(Int64(milliseconds), 1000)
         let (day, secondOfDay) = floored(seconds, 86_400)
@@ -67,7 +76,9 @@ package enum HTTPDate {
             (year, 4, "-"), (month, 2, "-"), (dayOfMonth, 2, "T"), (secondOfDay / 3600, 2, ":"),
             (secondOfDay / 60 % 60, 2, ":"), (secondOfDay % 60, 2, "."), (fraction, 3, "Z"),
         ]
-        return String(unsafeUninitializedCapacity: 24) { text in
+        // Written in place, then copied at once: appending byte by byte checked the array's
+        // room at each.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
             var end = 0
             for field in fields {
                 var rest = field.value
@@ -78,7 +89,7 @@ package enum HTTPDate {
                 text[end + field.digits] = UInt8(ascii: field.then)
                 end += field.digits + 1
             }
-            return end
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<end]))
         }
     }
 

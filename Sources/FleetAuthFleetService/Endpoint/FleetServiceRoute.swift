@@ -67,7 +67,9 @@ package struct FleetServiceRoute: Sendable, Hashable {
                 if segment.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }) {
                     return text(segment) == expected
                 }
-                return segment.elementsEqual(expected.utf8)
+                // Buffer against buffer: a string's `utf8` went through its index a byte at a time.
+                return expected.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(segment) }
+                    ?? segment.elementsEqual(expected.utf8)
             }
             guard matches(nextSegment(), "v1"), matches(nextSegment(), "providers"), matches(nextSegment(), providerID),
                 let collection = nextSegment(), let route = all.first(where: { matches(collection, $0.collection) }),

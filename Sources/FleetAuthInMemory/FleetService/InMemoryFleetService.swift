@@ -339,12 +339,17 @@ public final class InMemoryFleetService: Sendable {
     /// The token of `Bearer <token>` (the scheme in any case). By bytes: splitting the header
     /// by `Character` walked a long token's graphemes at every call.
     private static func bearerToken(_ header: String) -> Substring? {
-        let bytes = header.utf8
-        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")),
-            bytes[..<space].lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8)
-        else { return nil }
-        let token = header[bytes.index(after: space)...]
-        return token.isEmpty ? nil : token
+        let starts =
+            header.utf8.withContiguousStorageIfAvailable(startsWithBearer)
+            ?? Array(header.utf8).withUnsafeBufferPointer(startsWithBearer)
+        return starts ? header[header.utf8.index(header.startIndex, offsetBy: 7)...] : nil
+    }
+
+    /// Whether `bytes` are `bearer` in any case, a space and at least one byte more.
+    private static func startsWithBearer(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count > 7, bytes[6] == UInt8(ascii: " ") else { return false }
+        let scheme: StaticString = "bearer"
+        return scheme.withUTF8Buffer { scheme in (0..<6).allSatisfy { bytes[$0] | 0x20 == scheme[$0] } }
     }
 }
 

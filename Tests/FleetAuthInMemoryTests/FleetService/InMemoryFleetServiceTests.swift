@@ -21,9 +21,15 @@ struct InMemoryFleetServiceTests {
     func put(_ bearer: String?, path: String = "/v1/providers/demo-project/vehicles/v-1") async
         -> InMemoryFleetService.Call
     {
+        await put(authorization: bearer.map { "Bearer \($0)" }, path: path)
+    }
+
+    func put(authorization: String?, path: String = "/v1/providers/demo-project/vehicles/v-1") async
+        -> InMemoryFleetService.Call
+    {
         let service = InMemoryFleetService(clock: clock)
         var headers: [String: String] = [:]
-        if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
+        if let authorization { headers["Authorization"] = authorization }
         _ = await service.respond(
             to: TransportRequest(
                 method: "PUT", url: URL(string: "https://fleet.example.com\(path)")!, headers: headers,
@@ -43,6 +49,23 @@ struct InMemoryFleetServiceTests {
     func missingOrMalformedTokens(name: String, bearer: String?, status: Int) async {
         let call = await put(bearer)
         #expect(call.status == status && !call.accepted, "\(name)")
+    }
+
+    /// The scheme is `Bearer` in any case, then one space and the token; any other form is
+    /// no bearer token at all.
+    @Test func theBearerSchemeIsReadInAnyCaseAndNoOtherForm() async {
+        let token = token()
+        for scheme in ["Bearer ", "bearer ", "BEARER ", "bEaReR "] {
+            let call = await put(authorization: scheme + token)
+            #expect(call.accepted, "\(scheme)")
+        }
+        for header in ["Bearer", "Bearer ", "Bearerx \(token)", "Bearer\u{0}\(token)", "Basic \(token)", "\(token)"] {
+            let call = await put(authorization: header)
+            #expect(call.status == 401 && call.rejection == "no bearer token", "\(header.prefix(9))")
+        }
+        // A second space is the token's first byte: no longer the token minted.
+        let spaced = await put(authorization: "Bearer  " + token)
+        #expect(spaced.status == 401 && spaced.rejection == "malformed token")
     }
 
     @Test func everyClaimRuleRejects() async {
