@@ -97,8 +97,13 @@ public final class VehicleReporter: Sendable {
             body: location.updateBody(), timeout: fleetService.timeout)
     }
 
-    /// Every update's headers, one dictionary shared by all.
-    private static let updateHeaders = ["Content-Type": "application/json"]
+    /// Every update's headers, one dictionary shared by all, with room for the caller's
+    /// `Authorization`: its copy then takes the header without growing and rehashing.
+    private static let updateHeaders = {
+        var headers = [String: String](minimumCapacity: 2)
+        headers["Content-Type"] = "application/json"
+        return headers
+    }()
 
     /// Sends one location update, after every earlier one has finished.
     public func report(_ location: VehicleLocation) async throws(FleetServiceError) -> Receipt {

@@ -127,6 +127,7 @@ extension AuthorizedCaller {
         token.remainingLife(wallNow: clock.now()) <= 0
     }
 
+    @inline(__always)
     nonisolated(nonsending) func send(_ request: TransportRequest, with token: AuthToken)
         async throws(FleetServiceError) -> TransportResponse
     {

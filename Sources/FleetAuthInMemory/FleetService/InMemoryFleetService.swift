@@ -100,12 +100,18 @@ public final class InMemoryFleetService: Sendable {
     /// simulated fleet's tokens are not held twice. Of its claims it keeps the judgement of
     /// calls on one route, no more: a simulated fleet holds one per vehicle, and a token
     /// carries hundreds of calls.
-    private struct KnownToken {
+    /// An object: each call takes its scope's out of the lock, which for a struct of these
+    /// fields was a copy and a destruction of each.
+    private final class KnownToken: Sendable {
         let token: Substring
         let fingerprint: String
         /// The route the token was judged for (`nil`: a path that names none).
         let route: FleetServiceRoute?
         let judgement: ClaimsJudgement
+
+        init(token: Substring, fingerprint: String, route: FleetServiceRoute?, judgement: ClaimsJudgement) {
+            (self.token, self.fingerprint, self.route, self.judgement) = (token, fingerprint, route, judgement)
+        }
     }
 
     /// A status and the reason for a refusal (`nil`: accepted).
