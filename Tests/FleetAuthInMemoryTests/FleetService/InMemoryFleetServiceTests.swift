@@ -68,6 +68,18 @@ struct InMemoryFleetServiceTests {
         #expect(spaced.status == 401 && spaced.rejection == "malformed token")
     }
 
+    /// An accepted update is answered with the update, named as the resource it updated.
+    @Test func anAcceptedUpdateIsAnsweredNamed() async {
+        let service = InMemoryFleetService(clock: clock)
+        let response = await service.respond(
+            to: TransportRequest(
+                method: "PUT", url: URL(string: "https://fleet.example.com/v1/providers/demo-project/vehicles/v-1")!,
+                headers: ["Authorization": "Bearer \(token())"], body: Data(#"{"lastLocation":{"speed":1}}"#.utf8)))
+        #expect(response.status == 200)
+        let answer = String(decoding: response.body, as: UTF8.self)
+        #expect(answer == #"{"name":"providers/demo-project/vehicles/v-1","lastLocation":{"speed":1}}"#)
+    }
+
     @Test func everyClaimRuleRejects() async {
         let cases: [(String, (inout [String: Any]) -> Void, Int)] = [
             ("wrong audience", { $0["aud"] = "https://other.example/" }, 401),
