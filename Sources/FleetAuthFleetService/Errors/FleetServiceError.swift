@@ -26,50 +26,31 @@ public struct FleetServiceError: Error, CustomStringConvertible {
         public var description: String { value.rawValue }
     }
 
-    /// The fields, in one block: every async call that can throw this error keeps room for
-    /// one in its caller's frame, and every vehicle of a simulator has such frames in flight
-    /// (one reference there, against 104 bytes for the fields themselves).
-    private final class Fields: Sendable {
-        let fault: Fault
-        let message: String
-        let scope: AuthorizationScope?
-        let status: Int?
-        let tokenFingerprint: String?
-        let underlyingError: (any Error)?
-
-        init(
-            fault: Fault, message: String, scope: AuthorizationScope?, status: Int?, tokenFingerprint: String?,
-            underlyingError: (any Error)?
-        ) {
-            (self.fault, self.message, self.scope) = (fault, message, scope)
-            (self.status, self.tokenFingerprint, self.underlyingError) = (status, tokenFingerprint, underlyingError)
-        }
-    }
-
-    private let fields: Fields
-
     /// Whose fault it was.
-    public var fault: Fault { fields.fault }
+    public let fault: Fault
     /// What went wrong and what to do, in words.
-    public var message: String { fields.message }
+    public let message: String
     /// The vehicle or trip the call was for.
-    public var scope: AuthorizationScope? { fields.scope }
+    public let scope: AuthorizationScope?
     /// The HTTP status, if the fleet service answered.
-    public var status: Int? { fields.status }
+    public let status: Int?
     /// The fingerprint of the token that was sent or refused, if any.
-    public var tokenFingerprint: String? { fields.tokenFingerprint }
+    public let tokenFingerprint: String?
     /// The error that caused this one: a ``/FleetAuthCore/FleetAuthError`` for token faults, the
     /// transport's error for network faults.
-    public var underlyingError: (any Error)? { fields.underlyingError }
+    public let underlyingError: (any Error)?
 
     /// Creates an error; control characters in `message` are escaped, so that it stays one line.
     public init(
         fault: Fault, message: String, scope: AuthorizationScope? = nil, status: Int? = nil,
         tokenFingerprint: String? = nil, underlyingError: (any Error)? = nil
     ) {
-        fields = Fields(
-            fault: fault, message: message.escapingControlCharacters, scope: scope, status: status,
-            tokenFingerprint: tokenFingerprint, underlyingError: underlyingError)
+        self.fault = fault
+        self.message = message.escapingControlCharacters
+        self.scope = scope
+        self.status = status
+        self.tokenFingerprint = tokenFingerprint
+        self.underlyingError = underlyingError
     }
 
     /// `FleetServiceError.token (vehicle v-42, HTTP 401, tok_1a2b3c4d): message`.
