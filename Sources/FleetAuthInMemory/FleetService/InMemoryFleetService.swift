@@ -100,6 +100,7 @@ public final class InMemoryFleetService: Sendable {
     /// simulated fleet's tokens are not held twice. Of its claims it keeps the judgement of
     /// calls on one route, no more: a simulated fleet holds one per vehicle, and a token
     /// carries hundreds of calls.
+    ///
     /// An object: each call takes its scope's out of the lock, which for a struct of these
     /// fields was a copy and a destruction of each.
     private final class KnownToken: Sendable {
@@ -335,6 +336,7 @@ public final class InMemoryFleetService: Sendable {
     /// about 3,000 instructions.
     private static func resourceName(providerID: String, route: FleetServiceRoute, id: String) -> String {
         let parts = ("providers/", providerID, "/", route.collection, "/", id)
+        // `providers/` and the two slashes are 12 bytes.
         let count = 12 + providerID.utf8.count + route.collection.utf8.count + id.utf8.count
         return String(unsafeUninitializedCapacity: count) { name in
             var end = 0
