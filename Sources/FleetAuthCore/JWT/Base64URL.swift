@@ -31,10 +31,12 @@ package enum Base64URL {
         return Data(bytes)
     }
 
+    /// The base64url characters, by value.
+    package static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
     /// The value of each base64url character, 255 for every other byte.
     private static let sextets: [UInt8] = {
         var table = [UInt8](repeating: 255, count: 256)
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
         return table
     }()

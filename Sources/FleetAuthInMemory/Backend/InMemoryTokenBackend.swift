@@ -129,16 +129,19 @@ public final class InMemoryTokenBackend: Sendable {
             headers["Content-Type"] = "application/jwt"
             body = Data(token.utf8)
         case .json(let tokenKey, let field):
-            var object: [String: Any] = [tokenKey: token]
+            var members: [(key: String, value: JSONText.Value)] = [(tokenKey, .string(token))]
             if let field {
-                object[field.key] =
+                let value: Int64 =
                     switch field.unit.value {
                     case .absoluteSeconds: Int64(expiry.timeIntervalSince1970)
                     case .absoluteMilliseconds: Int64(expiry.timeIntervalSince1970 * 1000)
                     case .secondsFromNow: Int64(configuration.lifetime)
                     }
+                // One key for both: the expiry's, as a dictionary keeps the last value set.
+                if field.key == tokenKey { members.removeAll() }
+                members.append((field.key, .integer(value)))
             }
-            body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            body = Data(JSONText.object(members))
         }
         return TransportResponse(status: 200, headers: headers, body: body, url: request.url)
     }
@@ -148,16 +151,39 @@ public final class InMemoryTokenBackend: Sendable {
     ) -> String {
         let id = configuration.mintsWildcard ? JWTClaims.wildcard : scope.id
         let key = scope.kind == .vehicle ? configuration.fleet.vehicleClaimKey : scope.kind.claimKeys[0]
-        var authorization: [String: Any] = [key: id]
-        if let taskID = scope.taskID { authorization["taskid"] = taskID }
-        var payload: [String: Any] = [
-            "iss": configuration.serviceAccount, "sub": configuration.serviceAccount, "aud": configuration.audience,
-            "iat": Int64(issuedAt.timeIntervalSince1970),
-            "exp": Int64(issuedAt.timeIntervalSince1970 + configuration.lifetime),
-            "jti": "in-memory-\(serial)", "authorization": authorization,
+        var authorization: [(key: String, value: JSONText.Value)] = [(key, .string(id))]
+        // A vehicle's claim key is never `taskid`: the two are two members.
+        if let taskID = scope.taskID { authorization.append(("taskid", .string(taskID))) }
+        let payload: [(key: String, value: JSONText.Value)] = [
+            ("iss", .string(configuration.serviceAccount)), ("sub", .string(configuration.serviceAccount)),
+            ("aud", .string(configuration.audience)), ("iat", .integer(Int64(issuedAt.timeIntervalSince1970))),
+            ("exp", .integer(Int64(issuedAt.timeIntervalSince1970 + configuration.lifetime))),
+            ("jti", .string("in-memory-\(serial)")), ("authorization", .object(authorization)),
         ]
-        configuration.editPayload?(scope, &payload)
-        return Self.jwt(header: ["alg": "RS256", "typ": "JWT", "kid": configuration.keyID], payload: payload)
+        let header: [(key: String, value: JSONText.Value)] = [
+            ("alg", .string("RS256")), ("typ", .string("JWT")), ("kid", .string(configuration.keyID)),
+        ]
+        guard let editPayload = configuration.editPayload else {
+            return Self.compact(header: JSONText.object(header), payload: JSONText.object(payload))
+        }
+        // An edit may give the payload any shape: it is written by `JSONSerialization`.
+        var edited = Self.dictionary(payload)
+        editPayload(scope, &edited)
+        return Self.jwt(header: Self.dictionary(header), payload: edited)
+    }
+
+    /// The members as the dictionary `JSONSerialization` writes.
+    private static func dictionary(_ members: [(key: String, value: JSONText.Value)]) -> [String: Any] {
+        var dictionary: [String: Any] = [:]
+        for (key, value) in members {
+            dictionary[key] =
+                switch value {
+                case .string(let text): text
+                case .integer(let number): number
+                case .object(let members): Self.dictionary(members)
+                }
+        }
+        return dictionary
     }
 
     /// Builds a compact JWT from JSON objects, with a placeholder signature. Tests use
@@ -166,7 +192,12 @@ public final class InMemoryTokenBackend: Sendable {
         let options: JSONSerialization.WritingOptions = [.sortedKeys]
         let headerData = (try? JSONSerialization.data(withJSONObject: header, options: options)) ?? Data()
         let payloadData = (try? JSONSerialization.data(withJSONObject: payload, options: options)) ?? Data()
-        return [headerData, payloadData, Data("in-memory-unsigned".utf8)].map(Base64URL.encode).joined(separator: ".")
+        return compact(header: Array(headerData), payload: Array(payloadData))
+    }
+
+    /// `header.payload.signature` in base64url, the signature a fixed placeholder.
+    private static func compact(header: [UInt8], payload: [UInt8]) -> String {
+        Base64URL.encode(header) + "." + Base64URL.encode(payload) + "." + Base64URL.encode("in-memory-unsigned".utf8)
     }
 
     /// The scope a token request names: query items `vehicleId` (and `taskId`), `tripId`,

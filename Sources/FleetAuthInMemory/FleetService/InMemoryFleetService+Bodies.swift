@@ -19,33 +19,11 @@ extension InMemoryFleetService {
             var named: [UInt8] = []
             named.reserveCapacity(bytes.count + name.utf8.count + 12)
             (#"{"name":"# as StaticString).withUTF8Buffer { named.append(contentsOf: $0) }
-            appendQuoted(name, to: &named)
+            JSONText.appendString(name, to: &named)
             if !isEmpty { named.append(UInt8(ascii: ",")) }
             named.append(contentsOf: rest)
             return Data(named)
         }
-    }
-
-    /// Appends `text` as a JSON string; IDs rarely need escaping, so the common case is a copy.
-    private static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
-        // Over contiguous bytes: through the string's own view it went a byte at a time.
-        let needsEscaping =
-            text.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscape) }
-            ?? text.utf8.contains(where: needsEscape)
-        if needsEscaping, let escaped = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed])
-        {
-            bytes.append(contentsOf: escaped)
-            return
-        }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: text.utf8)
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// Whether a byte must be escaped in a JSON string: a control character, a quote or a
-    /// backslash.
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// JSON's whitespace: space, tab, line feed, carriage return.

@@ -309,8 +309,10 @@ public final class InMemoryFleetService: Sendable {
             return (200, answer, body)
         }
         if route.kind == .tracking {
-            let object: [String: Any] = ["name": name, "trackingId": scope.id, "state": "OPEN"]
-            return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), nil)
+            let object = JSONText.object([
+                ("name", .string(name)), ("trackingId", .string(scope.id)), ("state", .string("OPEN")),
+            ])
+            return (200, Data(object), nil)
         }
         guard let trip = state.withLock({ $0.trips[scope.id] }) else {
             return (404, Data(#"{"error":"unknown trip"}"#.utf8), nil)
@@ -324,11 +326,11 @@ public final class InMemoryFleetService: Sendable {
             case ..<1: "ENROUTE_TO_DROPOFF"
             default: "COMPLETE"
             }
-        let object: [String: Any] = [
-            "name": name, "vehicleId": trip.vehicleID, "tripStatus": status,
-            "remainingDistanceMeters": Int((1 - progress) * 12_000),
-        ]
-        return (200, (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), nil)
+        let object = JSONText.object([
+            ("name", .string(name)), ("vehicleId", .string(trip.vehicleID)), ("tripStatus", .string(status)),
+            ("remainingDistanceMeters", .integer(Int64((1 - progress) * 12_000))),
+        ])
+        return (200, Data(object), nil)
     }
 
     /// `providers/{providerID}/{collection}/{id}`, in one allocation and with each part copied

@@ -97,3 +97,68 @@ struct InMemoryTokenBackendEditTests {
         #expect(claims.keyID == "k-3")
     }
 }
+
+/// Tokens and answers are written without `JSONSerialization` unless a test edits the
+/// payload: both ways must read the same, whatever the IDs and the format hold.
+@Suite("In-memory token backend: the JSON it writes", .timeLimit(.minutes(10)))
+struct InMemoryTokenBackendJSONTests {
+    static let queries = [
+        "vehicleId=v-42", "vehicleId=v-42&taskId=t-1", "tripId=t-7", "trackingId=tr-1", "taskId=t-9",
+        "vehicleId=%22quoted%22%5Cback%2Fslash", "vehicleId=line%0Abreak%01", "vehicleId=%E8%BB%8A%E4%B8%A1",
+    ]
+
+    @Test(arguments: queries, [false, true])
+    func aTokenReadsTheSameAsOneWrittenByJSONSerialization(query: String, wildcardDelivery: Bool) async throws {
+        func backend(editing: Bool) -> InMemoryTokenBackend {
+            var configuration = InMemoryTokenBackend.Configuration(
+                format: .plainText, mintsWildcard: wildcardDelivery, fleet: wildcardDelivery ? .delivery : .onDemand)
+            if editing { configuration.editPayload = { _, _ in } }
+            return InMemoryTokenBackend(clock: ManualWallClock(), configuration: configuration)
+        }
+        let request = TransportRequest(url: URL(string: "https://b.example/token?\(query)")!)
+        let written = String(decoding: try await backend(editing: false).respond(to: request).body, as: UTF8.self)
+        let serialized = String(decoding: try await backend(editing: true).respond(to: request).body, as: UTF8.self)
+        let writtenParts = written.split(separator: ".", omittingEmptySubsequences: false)
+        let serializedParts = serialized.split(separator: ".", omittingEmptySubsequences: false)
+        #expect(writtenParts.count == 3 && serializedParts.count == 3)
+        for (part, expected) in zip(writtenParts, serializedParts).prefix(2) {
+            let object = try JSONSerialization.jsonObject(with: try #require(Base64URL.decode(part))) as? NSDictionary
+            let expectedObject =
+                try JSONSerialization.jsonObject(with: try #require(Base64URL.decode(expected))) as? NSDictionary
+            #expect(object != nil && object == expectedObject)
+        }
+        #expect(writtenParts.last == serializedParts.last)
+        #expect(try JWTDecoder.decode(written).authorization == JWTDecoder.decode(serialized).authorization)
+    }
+
+    @Test(arguments: [
+        TokenResponseFormat.tokenOnly, .jwtWithExpirationTimestamp, .tokenWithExpirationTimestampMilliseconds,
+        .tokenWithExpiresInSeconds, .swiftSample(), .objectiveCSample(tokenKey: "access\"token", expirationKey: "exp"),
+        .swiftSample(tokenKey: "token", expirationKey: "token"),
+    ])
+    func anAnswerHoldsTheTokenAndExpiryTheFormatNames(format: TokenResponseFormat) async throws {
+        let clock = ManualWallClock()
+        let backend = InMemoryTokenBackend(clock: clock, configuration: .init(lifetime: 900, format: format))
+        let response = try await backend.respond(
+            to: TransportRequest(url: URL(string: "https://b.example/token?vehicleId=v-1")!))
+        let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        guard case .json(let tokenKey, let expiry) = format.body else {
+            Issue.record("not a JSON format")
+            return
+        }
+        let issued = clock.now().timeIntervalSince1970.rounded(.down)
+        if let expiry {
+            let expected: Int64 =
+                switch expiry.unit {
+                case .absoluteSeconds: Int64(issued + 900)
+                case .absoluteMilliseconds: Int64((issued + 900) * 1000)
+                default: 900
+                }
+            #expect(object[expiry.key] as? Int64 == expected)
+        }
+        if expiry?.key != tokenKey {
+            #expect(object[tokenKey] as? String == backend.issuedTokens.last)
+        }
+        #expect(object.count == Set([tokenKey, expiry?.key].compactMap { $0 }).count)
+    }
+}
