@@ -1,12 +1,13 @@
 public import FleetAuthCore
 public import FleetAuthDriver
+import FleetAuthInMemory
 import Foundation
 
 /// The lookups compared, each set up with one cached token for `vehicle-42`: the peers of
 /// ``Peers`` and FleetAuth's three entry points; and FleetAuth's async entry point over 1,
 /// 1,000 and 100,000 scopes in turn, on a clock that stands still (so that no token ages
 /// into its refresh window while a slow set-up fetches them). Used for timings and
-/// instruction counts.
+/// instruction counts; one more, ``report``, counts an update's instructions.
 public enum LookupDesign: String, CaseIterable, Sendable {
     case floor, snapshot, actor
     case fleetAuthSync = "fleetauth-sync"
@@ -17,11 +18,18 @@ public enum LookupDesign: String, CaseIterable, Sendable {
     case fleetAuthMany = "fleetauth-many"
     /// 100,000 scopes in turn: for instruction counts only (its set-up fetches 100,000 tokens).
     case fleetAuthHundredThousand = "fleetauth-100k"
+    /// A vehicle's update, not a lookup: `VehicleReporter.report(_:)` through the in-memory
+    /// transport, token backend and fleet service with no latency, the work of an update in
+    /// the Fleet simulators article's loop that is not the clock's. For instruction counts only.
+    case report
 
     /// The designs the timed lookup benchmark runs.
     public static var timed: [LookupDesign] {
-        allCases.filter { $0 != .fleetAuthHundredThousand && $0 != .fleetAuthOne }
+        allCases.filter(\.isLookup).filter { $0 != .fleetAuthHundredThousand && $0 != .fleetAuthOne }
     }
+
+    /// Whether the design looks a token up (all but ``report``).
+    public var isLookup: Bool { self != .report }
 
     /// How the table names it.
     public var title: String {
@@ -35,6 +43,7 @@ public enum LookupDesign: String, CaseIterable, Sendable {
         case .fleetAuthOne: "FleetAuth fetchToken(with:), 1 scope, clock standing"
         case .fleetAuthMany: "FleetAuth fetchToken(with:), 1,000 scopes in turn, clock standing"
         case .fleetAuthHundredThousand: "FleetAuth fetchToken(with:), 100,000 scopes in turn, clock standing"
+        case .report: "an update: VehicleReporter.report(_:) through the in-memory doubles, no latency"
         }
     }
 
@@ -91,6 +100,8 @@ public enum LookupDesign: String, CaseIterable, Sendable {
             }
         case .fleetAuthMainActor:
             sum = try await Self.runOnMainActor(subjects, iterations: iterations)
+        case .report:
+            sum = try await Self.runReports(iterations: iterations)
         case .fleetAuthOne, .fleetAuthMany, .fleetAuthHundredThousand:
             // Fetched here, for this design alone: the two runs' difference drops the set-up.
             let count = self == .fleetAuthOne ? 1 : self == .fleetAuthMany ? 1000 : 100_000
@@ -105,6 +116,28 @@ public enum LookupDesign: String, CaseIterable, Sendable {
                 next = next == contexts.count - 1 ? 0 : next + 1
             }
         }
+        return sum
+    }
+
+    /// `iterations` updates of one vehicle, after the one that fetches its token.
+    private static func runReports(iterations: Int) async throws -> Int {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        let format = TokenResponseFormat.jwtWithExpirationTimestamp
+        transport.mount(
+            InMemoryTokenBackend(clock: clock, configuration: .init(format: format)), at: "/token/driver/{vehicleId}")
+        transport.mount(InMemoryFleetService(clock: clock, configuration: .init(providerID: "bench-project")))
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://api.example.com/token/driver/{vehicleId}", format: format),
+            transport: transport, clock: clock)
+        let reporter = try VehicleReporter(
+            fleetService: FleetServiceEndpoint(
+                baseURL: URL(string: "https://fleet.example.com")!, providerID: "bench-project"),
+            vehicleID: "vehicle-42", authorization: provider, transport: transport, clock: clock)
+        let location = VehicleLocation(
+            latitude: 52.52, longitude: 13.40, heading: 90, speed: 11.5, accuracy: 4, timestamp: clock.now())
+        var sum = try await reporter.report(location).status
+        for _ in 0..<iterations { sum &+= try await reporter.report(location).status }
         return sum
     }
 

@@ -18,13 +18,15 @@ struct FleetAuthBench {
             // Instructions per lookup under callgrind: slow, but repeatable on a noisy machine.
             let names = CommandLine.arguments.drop { $0 != "--instructions" }.dropFirst()
                 .prefix { !$0.hasPrefix("--") }
-            let designs =
-                names.isEmpty
-                ? LookupDesign.timed
-                : try names.map { name in
-                    guard let design = LookupDesign(rawValue: name) else { throw BenchError("unknown design \(name)") }
-                    return design
-                }
+            let unknown = names.filter { LookupDesign(rawValue: $0) == nil }
+            guard unknown.isEmpty else {
+                let known = LookupDesign.allCases.map(\.rawValue).joined(separator: " ")
+                let message =
+                    "fleetauth-bench: unknown design \(unknown.joined(separator: ", ")); the designs: \(known)"
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+                exit(2)
+            }
+            let designs = names.isEmpty ? LookupDesign.timed : names.compactMap { LookupDesign(rawValue: $0) }
             print(InstructionCount.report(try InstructionCount.measure(designs)))
             return
         }
