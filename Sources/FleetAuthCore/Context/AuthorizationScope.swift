@@ -140,12 +140,14 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
     /// every ID is, told in one pass over its bytes (the full rules look up Unicode
     /// properties, which cost a simulator's fleet calls more than their routing).
     private static func isPlainID(_ value: String) -> Bool {
-        var count = 0
-        for byte in value.utf8 {
-            count += 1
-            guard count <= 64, (0x21...0x7E).contains(byte), !forbiddenIDBytes.contains(byte) else { return false }
+        // Over contiguous bytes, a table lookup each: through the string's `utf8` view and a
+        // search of the forbidden bytes it took about 800 instructions for a 10-byte ID.
+        func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            (1...64).contains(bytes.count) && bytes.allSatisfy { plainIDBytes[Int($0)] }
         }
-        return count > 0 && !isDotSegment(value)
+        let plain =
+            value.utf8.withContiguousStorageIfAvailable(isPlain) ?? Array(value.utf8).withUnsafeBufferPointer(isPlain)
+        return plain && !isDotSegment(value)
     }
 
     /// Whether `value` is `.` or `..`: a URL's path reads either as a step (this folder, its
@@ -155,8 +157,12 @@ public struct AuthorizationScope: Hashable, Sendable, CustomStringConvertible {
         value == "." || value == ".."
     }
 
-    /// ``forbiddenIDCharacters`` as the bytes ``isPlainID(_:)`` compares.
-    private static let forbiddenIDBytes: [UInt8] = forbiddenIDCharacters.compactMap(\.asciiValue)
+    /// For each byte, whether ``isPlainID(_:)`` takes it: printable ASCII, none of
+    /// ``forbiddenIDCharacters``.
+    private static let plainIDBytes: [Bool] = {
+        let forbidden = forbiddenIDCharacters.compactMap(\.asciiValue)
+        return (0...255).map { byte in (0x21...0x7E).contains(byte) && !forbidden.contains(UInt8(byte)) }
+    }()
 
     /// Checks another ID the fleet service names in its paths (such as the provider ID)
     /// by the same rules; throws `invalidContext` naming `field` and the rule.

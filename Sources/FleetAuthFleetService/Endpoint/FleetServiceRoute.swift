@@ -67,9 +67,12 @@ package struct FleetServiceRoute: Sendable, Hashable {
                 if segment.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "%") }) {
                     return text(segment) == expected
                 }
-                // Buffer against buffer: a string's `utf8` went through its index a byte at a time.
-                return expected.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(segment) }
-                    ?? segment.elementsEqual(expected.utf8)
+                // Buffer against buffer, at once: a string's `utf8` went through its index a byte
+                // at a time, and `elementsEqual` over buffers still compares byte by byte.
+                return expected.utf8.withContiguousStorageIfAvailable { expected in
+                    expected.count == segment.count
+                        && (segment.isEmpty || memcmp(expected.baseAddress!, segment.baseAddress!, segment.count) == 0)
+                } ?? segment.elementsEqual(expected.utf8)
             }
             guard matches(nextSegment(), "v1"), matches(nextSegment(), "providers"), matches(nextSegment(), providerID),
                 let collection = nextSegment(), let route = all.first(where: { matches(collection, $0.collection) }),
