@@ -129,6 +129,24 @@ struct AuthorizedCallerTests {
         #expect(f.fleet.calls.last?.status == 200)
     }
 
+    @Test func eachCallSendsItsOwnHeadersWithTheTokenWhateverTheCallBeforeSent() async throws {
+        let f = try CallerFixture()
+        let caller = f.caller
+        var tagged = f.customUpdate()
+        tagged.headers["X-Trace"] = "t-1"
+        var retagged = tagged
+        retagged.headers["X-Trace"] = "t-2"
+        for request in [f.customUpdate(), tagged, tagged, retagged, f.customUpdate()] {
+            _ = try await caller.send(request)
+        }
+        let token = try #require(f.backend.issuedTokens.last)
+        let sent = f.transport.requests.filter { $0.url.path.contains("/vehicles/") }.map(\.headers)
+        let plain = ["Content-Type": "application/json", "Authorization": "Bearer \(token)"]
+        let traced = plain.merging(["X-Trace": "t-1"]) { $1 }
+        #expect(sent == [plain, traced, traced, plain.merging(["X-Trace": "t-2"]) { $1 }, plain])
+        #expect(f.backend.mintedCount == 1)
+    }
+
     @Test func theWrappingTransportAuthorizesEveryRequestAndReturnsEveryStatus() async throws {
         let f = try CallerFixture()
         let transport = AuthorizingTransport(
