@@ -197,7 +197,8 @@ public final class InMemoryTokenBackend: Sendable {
 
     /// `header.payload.signature` in base64url, the signature a fixed placeholder.
     private static func compact(header: [UInt8], payload: [UInt8]) -> String {
-        Base64URL.encode(header) + "." + Base64URL.encode(payload) + "." + Base64URL.encode("in-memory-unsigned".utf8)
+        Base64URL.encode(bytes: header) + "." + Base64URL.encode(bytes: payload) + "."
+            + Base64URL.encode(bytes: "in-memory-unsigned".utf8)
     }
 
     /// The scope a token request names: query items `vehicleId` (and `taskId`), `tripId`,
