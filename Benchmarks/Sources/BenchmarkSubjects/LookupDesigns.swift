@@ -29,7 +29,7 @@ public enum LookupDesign: String, CaseIterable, Sendable {
     }
 
     /// Whether the design looks a token up (all but ``report``).
-    public var isLookup: Bool { self != .report }
+    package var isLookup: Bool { self != .report }
 
     /// How the table names it.
     public var title: String {

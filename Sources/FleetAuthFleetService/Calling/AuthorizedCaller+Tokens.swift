@@ -97,8 +97,7 @@ extension AuthorizedCaller {
     @inline(never)
     private func fetchFailure(_ error: any Error) -> FleetServiceError {
         if let error = error as? FleetAuthError, error.reason == .rejectedTokenReissued {
-            let rejection = memory.withLock { $0.lastRejection }
-            let cause = rejection.map { FleetAuthError.reissued(rejection: $0, scope: scope) }
+            let cause = lastRejection.withLock { $0 }.map { FleetAuthError.reissued(rejection: $0, scope: scope) }
             return FleetServiceError(
                 fault: .token, message: (cause ?? error).message, scope: scope, underlyingError: cause ?? error)
         }
@@ -135,7 +134,7 @@ extension AuthorizedCaller {
     nonisolated(nonsending) func send(_ request: TransportRequest, with token: AuthToken)
         async throws(FleetServiceError) -> TransportResponse
     {
-        let authorized = authorized(request, with: token)
+        let authorized = Self.authorized(request, with: token)
         do {
             return try await transport.send(authorized)
         } catch {
@@ -143,31 +142,15 @@ extension AuthorizedCaller {
         }
     }
 
-    /// `request` with `Authorization: Bearer <token>` in place of any authorization it had:
-    /// the headers the last call made of the same headers and token when they are the same
-    /// (for a reporter's updates, the same dictionary and the same header string, compared
-    /// at once), else made here and remembered.
+    /// `request` with `Authorization: Bearer <token>` in place of any authorization it had.
     @inline(never)
-    private func authorized(_ request: TransportRequest, with token: AuthToken) -> TransportRequest {
+    private static func authorized(_ request: TransportRequest, with token: AuthToken) -> TransportRequest {
         var request = request
-        let authorization = token.authorizationHeader
-        let remembered = memory.withLock { memory in
-            memory.lastAuthorized.flatMap { last in
-                last.authorization == authorization && last.headers == request.headers ? last.authorized : nil
-            }
-        }
-        if let remembered {
-            request.headers = remembered
-            return request
-        }
-        let headers = request.headers
         // The length first: lowercasing each header's name took a string of its own per call.
-        for name in headers.keys where name.utf8.count == 13 && name.lowercased() == "authorization" {
+        for name in request.headers.keys where name.utf8.count == 13 && name.lowercased() == "authorization" {
             request.headers[name] = nil
         }
-        request.headers["Authorization"] = authorization
-        let authorized = request.headers
-        memory.withLock { $0.lastAuthorized = (headers, authorization, authorized) }
+        request.headers["Authorization"] = token.authorizationHeader
         return request
     }
 

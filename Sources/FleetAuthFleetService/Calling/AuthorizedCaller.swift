@@ -44,20 +44,9 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     let authorization: any TokenAuthorization<Context>
     let transport: any HTTPTransport
     let clock: any WallClock
-    /// What the caller remembers between calls, under one lock.
-    let memory = LockedState(Memory())
-
-    /// What the caller remembers between calls.
-    struct Memory {
-        /// What the fleet service said when it last refused a token of this caller's: the
-        /// cause named when the backend hands the same token back.
-        var lastRejection: TokenRejection?
-        /// The headers of the last request authorized, and what they became with the token's
-        /// `Authorization` header: a reporter sends its one dictionary of headers with the
-        /// same token for hundreds of updates, and copying it with the token's header took an
-        /// allocation and two hashes at each.
-        var lastAuthorized: (headers: [String: String], authorization: String, authorized: [String: String])?
-    }
+    /// What the fleet service said when it last refused a token of this caller's: the cause
+    /// named when the backend hands the same token back.
+    let lastRejection = LockedState<TokenRejection?>(nil)
 
     /// Creates a caller for `context` that fetches its tokens through `authorization` and
     /// sends through `transport`. `clock` judges whether a token without a monotonic expiry
@@ -295,7 +284,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// Drops the token the fleet service refused, and remembers what the service said.
     private func drop(_ token: AuthToken, rejectedWith rejection: TokenRejection) {
-        memory.withLock { $0.lastRejection = rejection }
+        lastRejection.withLock { $0 = rejection }
         authorization.invalidate(token.value, for: context)
     }
 

@@ -2,14 +2,14 @@ package import FleetAuthCore
 package import Foundation
 
 extension Base64URL {
-    /// Encodes bytes as unpadded base64url: how the in-memory backend mints its tokens. A
-    /// table lookup per six bits: through plain base64 and `replacingOccurrences` it took
-    /// tens of microseconds a token.
+    /// Encodes `data` as unpadded base64url: tests craft tokens with it.
     package static func encode(_ data: Data) -> String {
         encode(bytes: data)
     }
 
-    /// Encodes `bytes` as unpadded base64url.
+    /// Encodes `bytes` as unpadded base64url: how the in-memory backend mints its tokens. A
+    /// table lookup per six bits: through plain base64 and `replacingOccurrences` it took
+    /// tens of microseconds a token.
     package static func encode(bytes: some Sequence<UInt8>) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * 4 / 3 + 3)

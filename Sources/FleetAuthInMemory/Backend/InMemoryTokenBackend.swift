@@ -137,8 +137,7 @@ public final class InMemoryTokenBackend: Sendable {
                     case .absoluteMilliseconds: Int64(expiry.timeIntervalSince1970 * 1000)
                     case .secondsFromNow: Int64(configuration.lifetime)
                     }
-                // One key for both: the expiry's, as a dictionary keeps the last value set.
-                if field.key == tokenKey { members.removeAll() }
+                // One key for both is the expiry's: the object keeps a key's last member.
                 members.append((field.key, .integer(value)))
             }
             body = Data(JSONText.object(members))

@@ -13,7 +13,8 @@ package enum JSONText {
         case object([(key: String, value: Value)])
     }
 
-    /// The object of `members`, keys in byte order (a key given twice is written twice).
+    /// The object of `members`, keys in byte order; of members with the same key, the last
+    /// (as a dictionary keeps the last value set).
     package static func object(_ members: [(key: String, value: Value)]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
@@ -23,7 +24,11 @@ package enum JSONText {
 
     private static func appendObject(_ members: [(key: String, value: Value)], to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "{"))
-        for (index, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
+        let kept = members.indices.filter { index in
+            !members[(index + 1)...].contains { $0.key == members[index].key }
+        }
+        let sorted = kept.map { members[$0] }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (index, member) in sorted.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             appendString(member.key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))

@@ -147,6 +147,20 @@ struct AuthorizedCallerTests {
         #expect(f.backend.mintedCount == 1)
     }
 
+    @Test func headersThatDifferOnlyInTheirBytesAreEachSentAsGiven() async throws {
+        let f = try CallerFixture()
+        let caller = f.caller
+        // The same text to Swift's `==` (é composed, then decomposed), other bytes on the wire.
+        for trace in ["caf\u{E9}", "cafe\u{301}", "caf\u{E9}"] {
+            var request = f.customUpdate()
+            request.headers["X-Trace"] = trace
+            _ = try await caller.send(request)
+        }
+        let sent = f.transport.requests.filter { $0.url.path.contains("/vehicles/") }
+            .map { $0.headers["X-Trace"].map { Array($0.utf8) } }
+        #expect(sent == ["caf\u{E9}", "cafe\u{301}", "caf\u{E9}"].map { Array($0.utf8) })
+    }
+
     @Test func theWrappingTransportAuthorizesEveryRequestAndReturnsEveryStatus() async throws {
         let f = try CallerFixture()
         let transport = AuthorizingTransport(

@@ -107,11 +107,10 @@ struct InMemoryTokenBackendJSONTests {
         "vehicleId=%22quoted%22%5Cback%2Fslash", "vehicleId=line%0Abreak%01", "vehicleId=%E8%BB%8A%E4%B8%A1",
     ]
 
-    @Test(arguments: queries, [false, true])
-    func aTokenReadsTheSameAsOneWrittenByJSONSerialization(query: String, wildcardDelivery: Bool) async throws {
+    @Test(arguments: queries, [FleetFlavor.onDemand, .delivery])
+    func aTokenReadsTheSameAsOneWrittenByJSONSerialization(query: String, fleet: FleetFlavor) async throws {
         func backend(editing: Bool) -> InMemoryTokenBackend {
-            var configuration = InMemoryTokenBackend.Configuration(
-                format: .plainText, mintsWildcard: wildcardDelivery, fleet: wildcardDelivery ? .delivery : .onDemand)
+            var configuration = InMemoryTokenBackend.Configuration(format: .plainText, fleet: fleet)
             if editing { configuration.editPayload = { _, _ in } }
             return InMemoryTokenBackend(clock: ManualWallClock(), configuration: configuration)
         }
@@ -121,13 +120,13 @@ struct InMemoryTokenBackendJSONTests {
         let writtenParts = written.split(separator: ".", omittingEmptySubsequences: false)
         let serializedParts = serialized.split(separator: ".", omittingEmptySubsequences: false)
         #expect(writtenParts.count == 3 && serializedParts.count == 3)
+        // The header and the payload; the signature is a fixed placeholder either way.
         for (part, expected) in zip(writtenParts, serializedParts).prefix(2) {
             let object = try JSONSerialization.jsonObject(with: try #require(Base64URL.decode(part))) as? NSDictionary
             let expectedObject =
                 try JSONSerialization.jsonObject(with: try #require(Base64URL.decode(expected))) as? NSDictionary
             #expect(object != nil && object == expectedObject)
         }
-        #expect(writtenParts.last == serializedParts.last)
         #expect(try JWTDecoder.decode(written).authorization == JWTDecoder.decode(serialized).authorization)
     }
 

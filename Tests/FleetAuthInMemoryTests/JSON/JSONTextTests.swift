@@ -22,7 +22,7 @@ struct JSONTextTests {
         #expect(bytes == Array(expected), "\(String(decoding: bytes, as: UTF8.self))")
     }
 
-    @Test func anObjectHasItsMembersInKeyOrderAndReadsAsTheSameObject() throws {
+    @Test func anObjectHasItsMembersInKeyOrderTheLastOfARepeatedKeyAndReadsAsTheSameObject() throws {
         let bytes = JSONText.object([
             ("sub", .string("a/\"b\"")), ("exp", .integer(-1_800_000_000_123)), ("aud", .string("x")),
             ("authorization", .object([("vehicleid", .string("v-1")), ("taskid", .string("t-1"))])), ("Z", .integer(0)),
@@ -31,6 +31,8 @@ struct JSONTextTests {
             String(decoding: bytes, as: UTF8.self)
                 == #"{"Z":0,"aud":"x","authorization":{"taskid":"t-1","vehicleid":"v-1"},"exp":-1800000000123,"sub":"a/\"b\""}"#
         )
+        let repeated = JSONText.object([("k", .integer(1)), ("j", .string("x")), ("k", .string("last"))])
+        #expect(String(decoding: repeated, as: UTF8.self) == #"{"j":"x","k":"last"}"#)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary)
         let expected: NSDictionary = [
             "sub": "a/\"b\"", "exp": -1_800_000_000_123, "aud": "x", "Z": 0,
