@@ -121,21 +121,10 @@ public enum LookupDesign: String, CaseIterable, Sendable {
 
     /// `iterations` updates of one vehicle, after the one that fetches its token.
     private static func runReports(iterations: Int) async throws -> Int {
-        let clock = ManualWallClock()
-        let transport = InMemoryTransport(clock: clock)
-        let format = TokenResponseFormat.jwtWithExpirationTimestamp
-        transport.mount(
-            InMemoryTokenBackend(clock: clock, configuration: .init(format: format)), at: "/token/driver/{vehicleId}")
-        transport.mount(InMemoryFleetService(clock: clock, configuration: .init(providerID: "bench-project")))
-        let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: "https://api.example.com/token/driver/{vehicleId}", format: format),
-            transport: transport, clock: clock)
-        let reporter = try VehicleReporter(
-            fleetService: FleetServiceEndpoint(
-                baseURL: URL(string: "https://fleet.example.com")!, providerID: "bench-project"),
-            vehicleID: "vehicle-42", authorization: provider, transport: transport, clock: clock)
+        let world = try InMemoryFleet(latency: 0)
+        let reporter = try world.reporter("vehicle-42")
         let location = VehicleLocation(
-            latitude: 52.52, longitude: 13.40, heading: 90, speed: 11.5, accuracy: 4, timestamp: clock.now())
+            latitude: 52.52, longitude: 13.40, heading: 90, speed: 11.5, accuracy: 4, timestamp: world.clock.now())
         var sum = try await reporter.report(location).status
         for _ in 0..<iterations { sum &+= try await reporter.report(location).status }
         return sum

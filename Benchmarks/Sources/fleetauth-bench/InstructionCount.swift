@@ -68,8 +68,9 @@ enum InstructionCount {
     static func report(_ counts: [(LookupDesign, Double)]) -> String {
         let floor = counts.first { $0.0 == .floor }?.1
         let width = counts.map(\.0.title.count).max() ?? 0
+        let updates = iterations(of: .report)
         var lines = [
-            "Instructions per lookup, or per update for the report (callgrind, \(more - fewer) lookups or \((more - fewer) / 10) updates, set-up subtracted)"
+            "Instructions per lookup, or per update for the report (callgrind, \(more - fewer) lookups or \(updates.more - updates.fewer) updates, set-up subtracted)"
         ]
         for (design, count) in counts {
             let ratio = floor.flatMap { design.isLookup ? String(format: "  %.2f× the floor", count / $0) : nil } ?? ""

@@ -1,3 +1,4 @@
+import BenchmarkSubjects
 import FleetAuthDriver
 import FleetAuthInMemory
 import Foundation
@@ -54,22 +55,9 @@ enum ReportingBench {
     static func run(
         vehicles count: Int, simulatedMinutes: Double, work: Work = .fleetAuth, prefetchWave: Int? = nil
     ) async throws -> Run {
-        let clock = ManualWallClock()
-        let transport = InMemoryTransport(clock: clock, latency: 0.2)
-        let backend = InMemoryTokenBackend(clock: clock, configuration: .init(format: .jwtWithExpirationTimestamp))
-        transport.mount(backend, at: "/token/driver/{vehicleId}")
-        let fleetService = InMemoryFleetService(clock: clock, configuration: .init(providerID: "bench-project"))
-        transport.mount(fleetService)
-        let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(
-                url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp),
-            transport: transport, clock: clock)
-        let fleet = FleetServiceEndpoint(
-            baseURL: URL(string: "https://fleet.example.com")!, providerID: "bench-project")
-        let reporters = try (0..<(work == .clockOnly ? 0 : count)).map {
-            try VehicleReporter(
-                fleetService: fleet, vehicleID: "v-\($0)", authorization: provider, transport: transport, clock: clock)
-        }
+        let world = try InMemoryFleet(latency: 0.2)
+        let (clock, provider) = (world.clock, world.provider)
+        let reporters = try (0..<(work == .clockOnly ? 0 : count)).map { try world.reporter("v-\($0)") }
         let steps = max(24, Int(simulatedMinutes * 12))
         let before = Measure.residentBytes()
         var peak = before
@@ -120,8 +108,8 @@ enum ReportingBench {
         result.secondsPerSimulatedHour = Measure.seconds(end - warm) * 720 / Double(steps - 12)
         result.peakResidentGrowthBytes = peak - before
         result.lateResidentGrowthBytes = max(0, peak - atHalf)
-        result.failed = work == .clockOnly ? 0 : steps * count - fleetService.acceptedCount
-        result.tokensPerVehicle = Double(backend.mintedCount) / Double(count)
+        result.failed = work == .clockOnly ? 0 : steps * count - world.fleetService.acceptedCount
+        result.tokensPerVehicle = Double(world.backend.mintedCount) / Double(count)
         return result
     }
 }
@@ -141,17 +129,10 @@ extension ReportingBench {
     }
 
     static func parts() async throws -> Parts {
-        let clock = ManualWallClock()
-        let transport = InMemoryTransport(clock: clock)
-        let backend = InMemoryTokenBackend(clock: clock, configuration: .init(format: .jwtWithExpirationTimestamp))
-        transport.mount(backend, at: "/token/driver/{vehicleId}")
-        let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(
-                url: "https://api.example.com/token/driver/{vehicleId}", format: .jwtWithExpirationTimestamp),
-            transport: transport, clock: clock)
+        let world = try InMemoryFleet(latency: 0)
+        let (clock, provider, fleetService) = (world.clock, world.provider, world.fleetService)
         let context = DriverAuthorizationContext(vehicleID: "v-0")
         let token = try await clock.runToCompletion { try await provider.token(for: context) }.get()
-        let fleetService = InMemoryFleetService(clock: clock, configuration: .init(providerID: "bench-project"))
         let update = TransportRequest(
             method: "PUT",
             url: URL(
@@ -164,10 +145,7 @@ extension ReportingBench {
         let bare = InMemoryTransport(clock: clock)
         let ok = TransportResponse(status: 200, headers: [:], body: Data("{}".utf8))
         bare.route(update.url.path) { _ in ok }
-        let reporter = try VehicleReporter(
-            fleetService: FleetServiceEndpoint(
-                baseURL: URL(string: "https://fleet.example.com")!, providerID: "bench-project"),
-            vehicleID: "v-0", authorization: provider, transport: bare, clock: clock)
+        let reporter = try world.reporter("v-0", transport: bare)
         let location = VehicleLocation(
             latitude: 52.5, longitude: 13.4, heading: 90, speed: 11.5, accuracy: 4, timestamp: clock.now())
         var failures = 0
