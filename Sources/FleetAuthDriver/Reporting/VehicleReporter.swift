@@ -78,10 +78,10 @@ public final class VehicleReporter: Sendable {
             scope: context.scope)
     }
 
-    /// The error of an update cancelled while it waited for its turn.
+    /// Throws the error of an update cancelled while it waited for its turn.
     @inline(never)
-    private func cancelledBeforeTurn() -> FleetServiceError {
-        FleetServiceError(
+    private func cancelledBeforeTurn() throws -> Never {
+        throw FleetServiceError(
             fault: .caller, message: "The update was cancelled before its turn; nothing was sent.",
             scope: context.scope, underlyingError: CancellationError())
     }
@@ -90,7 +90,7 @@ public final class VehicleReporter: Sendable {
     /// Not inlined: every update in flight holds the frame of `report(_:)`, which would hold
     /// the temporaries of the check and of the building.
     @inline(never)
-    private func updateRequest(for location: VehicleLocation) throws(FleetServiceError) -> TransportRequest {
+    private func updateRequest(for location: VehicleLocation) throws -> TransportRequest {
         if let problem = location.problem { throw implausible(problem) }
         return TransportRequest(
             method: fleetService.fleet.vehicleUpdateMethod, url: updateURL, headers: Self.updateHeaders,
@@ -107,13 +107,20 @@ public final class VehicleReporter: Sendable {
 
     /// Sends one location update, after every earlier one has finished.
     public func report(_ location: VehicleLocation) async throws(FleetServiceError) -> Receipt {
-        let request = try updateRequest(for: location)
-        guard await queue.takeTurn() else { throw cancelledBeforeTurn() }
-        defer { queue.endTurn() }
-        // Without a token, the update waits for one before the call's frames exist.
-        let token = try await caller.tokenForCall()
-        let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens, token: token)
-        return Receipt(
-            status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint, attempts: delivery.attempts)
+        // The steps throw untyped, which keeps the frames of every update in flight small;
+        // the error reaches the app as they threw it (`FleetServiceError.rethrow`).
+        do {
+            let request = try updateRequest(for: location)
+            guard await queue.takeTurn() else { try cancelledBeforeTurn() }
+            defer { queue.endTurn() }
+            // Without a token, the update waits for one before the call's frames exist.
+            let token = try await caller.tokenForCall()
+            let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens, token: token)
+            return Receipt(
+                status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
+                attempts: delivery.attempts)
+        } catch {
+            try FleetServiceError.rethrow(error, scope: context.scope)
+        }
     }
 }

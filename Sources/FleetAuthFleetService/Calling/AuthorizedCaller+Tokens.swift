@@ -29,26 +29,26 @@ extension AuthorizedCaller {
     /// would be), else the wait for a fetch in a frame of its own, before the call's. Every
     /// vehicle of a fleet that starts together waits for its first token at once, holding
     /// only this; hand the token to ``deliver(_:urlChecked:token:)``.
-    nonisolated(nonsending) package func tokenForCall() async throws(FleetServiceError) -> AuthToken {
+    nonisolated(nonsending) package func tokenForCall() async throws -> AuthToken {
         if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return cached }
         return try await usableToken()
     }
 
     /// A token that has not expired by what the caller can tell; an expired one is
     /// invalidated and replaced once.
-    func usableToken() async throws(FleetServiceError) -> AuthToken {
+    func usableToken() async throws -> AuthToken {
         let token = try await fetch()
         guard isExpired(token) else { return token }
         authorization.invalidate(token.value, for: context)
         let again = try await fetch()
         guard isExpired(again) else { return again }
-        throw expiredTwice(again)
+        try expiredTwice(again)
     }
 
-    /// The error of a provider that returned an expired token twice.
+    /// Throws the error of a provider that returned an expired token twice.
     @inline(never)
-    private func expiredTwice(_ token: AuthToken) -> FleetServiceError {
-        FleetServiceError(
+    private func expiredTwice(_ token: AuthToken) throws -> Never {
+        throw FleetServiceError(
             fault: .token,
             message:
                 "The provider returned an expired token twice; nothing was sent. Check the provider's cache and the backend's clock.",
@@ -62,7 +62,7 @@ extension AuthorizedCaller {
     /// `SelfBoundedAuthorization`.)
     static var providerDeadline: TimeInterval { 60 }
 
-    func fetch() async throws(FleetServiceError) -> AuthToken {
+    func fetch() async throws -> AuthToken {
         // A cached token is answered at once: no timer, no task.
         if let token = authorization.cachedUsableToken(for: context) { return token }
         let answer: AuthToken?
@@ -74,9 +74,9 @@ extension AuthorizedCaller {
                 answer = try await fetchRacingDeadline()
             }
         } catch {
-            throw fetchFailure(error)
+            try fetchFailure(error)
         }
-        guard let answer else { throw providerSilent() }
+        guard let answer else { try providerSilent() }
         return answer
     }
 
@@ -89,31 +89,32 @@ extension AuthorizedCaller {
         return try await clock.withTimeout(Self.providerDeadline) { try await authorization.token(for: context) }
     }
 
-    // The errors are made in functions of their own, not inlined: the frame of an async
-    // function holds what its inlined code may keep across a suspension, and every vehicle
-    // of a fleet that starts together waits in `fetch()` at once.
+    // The errors are made and thrown in functions of their own, not inlined: the frame of an
+    // async function holds what its inlined code may keep across a suspension (a thrown
+    // `FleetServiceError` is 104 bytes), and every vehicle of a fleet that starts together
+    // waits in `fetch()` at once.
 
-    /// The error of a fetch that threw `error`.
+    /// Throws the error of a fetch that threw `error`.
     @inline(never)
-    private func fetchFailure(_ error: any Error) -> FleetServiceError {
+    private func fetchFailure(_ error: any Error) throws -> Never {
         if let error = error as? FleetAuthError, error.reason == .rejectedTokenReissued {
             let cause = lastRejection.withLock { $0 }.map { FleetAuthError.reissued(rejection: $0, scope: scope) }
-            return FleetServiceError(
+            throw FleetServiceError(
                 fault: .token, message: (cause ?? error).message, scope: scope, underlyingError: cause ?? error)
         }
         // The token URL as sent, which the message of a 404 or a refused credential needs.
         let url = (error as? FleetAuthError)?.redactedURL.map { " (token URL \($0))" } ?? ""
-        return FleetServiceError(
+        throw FleetServiceError(
             fault: .token,
             message: "No token could be fetched for \(scope)\(url): \(TransportFailureReason.describe(error))",
             scope: scope,
             underlyingError: error)
     }
 
-    /// The error of a provider that did not answer within ``providerDeadline``.
+    /// Throws the error of a provider that did not answer within ``providerDeadline``.
     @inline(never)
-    private func providerSilent() -> FleetServiceError {
-        FleetServiceError(
+    private func providerSilent() throws -> Never {
+        throw FleetServiceError(
             fault: .token,
             message:
                 "The token provider did not answer within \(Int(Self.providerDeadline)) s, so nothing was sent; a provider must call its completion exactly once, with a token or an error.",
@@ -132,13 +133,13 @@ extension AuthorizedCaller {
     /// grew by 304.
     @inline(__always)
     nonisolated(nonsending) func send(_ request: TransportRequest, with token: AuthToken)
-        async throws(FleetServiceError) -> TransportResponse
+        async throws -> TransportResponse
     {
         let authorized = Self.authorized(request, with: token)
         do {
             return try await transport.send(authorized)
         } catch {
-            throw noAnswer(to: authorized, with: token, error: error)
+            try noAnswer(to: authorized, with: token, error: error)
         }
     }
 
@@ -154,10 +155,10 @@ extension AuthorizedCaller {
         return request
     }
 
-    /// The error of a fleet call that got no answer.
+    /// Throws the error of a fleet call that got no answer.
     @inline(never)
-    private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) -> FleetServiceError {
-        FleetServiceError(
+    private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
+        throw FleetServiceError(
             fault: .network,
             message:
                 "\(Self.call(request)) to the fleet service got no answer (\(TransportFailureReason.describe(error))). Check connectivity and the fleet service URL; the call can be retried.",

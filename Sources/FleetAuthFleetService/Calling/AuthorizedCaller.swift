@@ -77,7 +77,11 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// response's status is in the error), and `caller` for a URL that would send the token
     /// in clear text (plain http to a host other than loopback).
     public func send(_ request: TransportRequest) async throws(FleetServiceError) -> TransportResponse {
-        try await deliver(request).response
+        do {
+            return try await deliver(request).response
+        } catch {
+            try FleetServiceError.rethrow(error, scope: scope)
+        }
     }
 
     /// Runs `attempt` with the `Authorization` header's value (`Bearer <token>`) and
@@ -101,7 +105,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// Sends `request` and returns the 2xx response with the token that carried it: the
     /// form the reporter and the monitor use for their receipts.
-    package func deliver(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
+    package func deliver(_ request: TransportRequest) async throws -> Delivery {
         try await deliver(request, urlChecked: false, token: nil)
     }
 
@@ -115,7 +119,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// caller's executor (`nonisolated(nonsending)`): a hop between executors at each step
     /// costs a task switch, and a simulator makes millions of calls.
     nonisolated(nonsending) package func deliver(_ request: TransportRequest, urlChecked: Bool, token: AuthToken?)
-        async throws(FleetServiceError) -> Delivery
+        async throws -> Delivery
     {
         if !urlChecked { try checkTransport(request.url) }
         let token = if let token { token } else { try await tokenForCall() }
@@ -130,30 +134,31 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// of the rule after a 401 or 403, then the error of a call that did not end in a 2xx.
     @inline(never)
     private func delivery(of request: TransportRequest, answered response: TransportResponse, token: AuthToken)
-        async throws(FleetServiceError) -> Delivery
+        async throws -> Delivery
     {
         let exchange =
             Self.refuses(response.status)
             ? try await exchange(request, after: response, refusedWith: token)
             : Exchange(response: response, token: token, attempts: 1)
         if let refusal = exchange.refusal {
-            throw refusalError(refusal, of: request, response: exchange.response, token: exchange.token)
+            try refusalError(refusal, of: request, response: exchange.response, token: exchange.token)
         }
         guard (200...299).contains(exchange.response.status) else {
-            throw statusError(exchange.response, of: request, token: exchange.token)
+            try statusError(exchange.response, of: request, token: exchange.token)
         }
         return Delivery(
             response: exchange.response, tokenFingerprint: exchange.token.fingerprint, attempts: exchange.attempts)
     }
 
-    // The errors are made in functions of their own, not inlined: an async function's frame
-    // holds what its inlined code may keep across a suspension, for every call in flight.
+    // The errors are made and thrown in functions of their own, not inlined: an async
+    // function's frame holds what its inlined code may keep across a suspension (a thrown
+    // `FleetServiceError` is 104 bytes), for every call in flight.
 
-    /// The error of a call the fleet service's 401/403 ended.
+    /// Throws the error of a call the fleet service's 401/403 ended.
     @inline(never)
     private func refusalError(
         _ refusal: Refusal, of request: TransportRequest, response: TransportResponse, token: AuthToken
-    ) -> FleetServiceError {
+    ) throws -> Never {
         let (rejection, reason) =
             switch refusal {
             case .freshToken(let age, let rejection):
@@ -167,15 +172,16 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
                     "The fleet service refused a freshly fetched token too (\(rejection)) for \(Self.call(request)); a refetch cannot fix this: check that the backend mints tokens for this provider, audience and \(scope.kind)."
                 )
             }
-        return FleetServiceError(
+        throw FleetServiceError(
             fault: .token, message: reason + Self.clockNote(token), scope: scope, status: response.status,
             tokenFingerprint: token.fingerprint, underlyingError: rejection)
     }
 
-    /// The error of a call the fleet service answered with a status other than 2xx, 401 or 403.
+    /// Throws the error of a call the fleet service answered with a status other than 2xx, 401
+    /// or 403.
     @inline(never)
     private func statusError(_ response: TransportResponse, of request: TransportRequest, token: AuthToken)
-        -> FleetServiceError
+        throws -> Never
     {
         let advice =
             switch response.status {
@@ -183,7 +189,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
             case 500...599: "the fleet service failed; try again later"
             default: "check the request"
             }
-        return FleetServiceError(
+        throw FleetServiceError(
             fault: .service,
             message: "The fleet service answered HTTP \(response.status) to \(Self.call(request)); \(advice).",
             scope: scope, status: response.status, tokenFingerprint: token.fingerprint)
@@ -191,7 +197,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// Sends `request` under the rule and returns the last response whatever its status:
     /// the form of ``AuthorizingTransport``.
-    package func respond(to request: TransportRequest) async throws(FleetServiceError) -> TransportResponse {
+    package func respond(to request: TransportRequest) async throws -> TransportResponse {
         try await exchange(request).response
     }
 
@@ -216,7 +222,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// The rule below over a request: its first request here, the rest in
     /// ``exchange(_:after:refusedWith:)``.
-    private func exchange(_ request: TransportRequest) async throws(FleetServiceError) -> Exchange<TransportResponse> {
+    private func exchange(_ request: TransportRequest) async throws -> Exchange<TransportResponse> {
         try checkTransport(request.url)
         let token = try await tokenForCall()
         let response = try await send(request, with: token)
@@ -227,24 +233,11 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// ``exchange(after:refusedWith:_:status:body:)`` for a request.
     @inline(never)
     private func exchange(_ request: TransportRequest, after response: TransportResponse, refusedWith token: AuthToken)
-        async throws(FleetServiceError) -> Exchange<TransportResponse>
+        async throws -> Exchange<TransportResponse>
     {
-        do {
-            return try await exchange(
-                after: response, refusedWith: token,
-                { token async throws(FleetServiceError) in try await send(request, with: token) },
-                status: \.status, body: \.body)
-        } catch {
-            throw Self.fleetServiceError(error, scope: scope)
-        }
-    }
-
-    /// `error` as the fleet service error it is: only `send(_:with:)` and the token fetch
-    /// throw on the way of a request, both `FleetServiceError`.
-    @inline(never)
-    private static func fleetServiceError(_ error: any Error, scope: AuthorizationScope) -> FleetServiceError {
-        if let error = error as? FleetServiceError { return error }
-        return FleetServiceError(fault: .network, message: "\(error)", scope: scope, underlyingError: error)
+        try await exchange(
+            after: response, refusedWith: token, { token in try await send(request, with: token) },
+            status: \.status, body: \.body)
     }
 
     /// The rule itself, over any way of sending: `attempt` sends with the token it is given.
