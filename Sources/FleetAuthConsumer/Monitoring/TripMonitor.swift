@@ -62,12 +62,7 @@ public final class TripMonitor: Sendable {
             method: "GET", url: url, headers: ["Accept": "application/json"], timeout: fleetService.timeout)
         let caller = AuthorizedCaller(
             context: context, authorization: authorization, transport: transport, clock: clock)
-        let delivery: AuthorizedCaller<ConsumerAuthorizationContext>.Delivery
-        do {
-            delivery = try await caller.deliver(request)
-        } catch {
-            try FleetServiceError.rethrow(error, scope: context.scope)
-        }
+        let delivery = try await caller.deliver(request)
         guard
             let snapshot = TripSnapshot(tripID: context.scope.id, body: delivery.response.body, receivedAt: clock.now())
         else {

@@ -77,11 +77,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// response's status is in the error), and `caller` for a URL that would send the token
     /// in clear text (plain http to a host other than loopback).
     public func send(_ request: TransportRequest) async throws(FleetServiceError) -> TransportResponse {
-        do {
-            return try await deliver(request).response
-        } catch {
-            try FleetServiceError.rethrow(error, scope: scope)
-        }
+        try await deliver(request).response
     }
 
     /// Runs `attempt` with the `Authorization` header's value (`Bearer <token>`) and
@@ -105,8 +101,12 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// Sends `request` and returns the 2xx response with the token that carried it: the
     /// form the reporter and the monitor use for their receipts.
-    package func deliver(_ request: TransportRequest) async throws -> Delivery {
-        try await deliver(request, urlChecked: false, token: nil)
+    package func deliver(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
+        do {
+            return try await deliver(request, urlChecked: false, token: nil)
+        } catch {
+            try FleetServiceError.rethrow(error, scope: scope)
+        }
     }
 
     /// ``deliver(_:)`` for a caller that has judged the request's URL already (`urlChecked`)
@@ -197,8 +197,12 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// Sends `request` under the rule and returns the last response whatever its status:
     /// the form of ``AuthorizingTransport``.
-    package func respond(to request: TransportRequest) async throws -> TransportResponse {
-        try await exchange(request).response
+    package func respond(to request: TransportRequest) async throws(FleetServiceError) -> TransportResponse {
+        do {
+            return try await exchange(request).response
+        } catch {
+            try FleetServiceError.rethrow(error, scope: scope)
+        }
     }
 
     // MARK: - The rule
