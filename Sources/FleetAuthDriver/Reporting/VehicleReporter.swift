@@ -71,9 +71,10 @@ public final class VehicleReporter: Sendable {
         self.updateURLCarriesTokens = (try? caller.checkTransport(updateURL)) != nil
     }
 
-    /// The error of a location that is not plausible.
-    private func implausible(_ problem: String) -> FleetServiceError {
-        FleetServiceError(
+    /// Throws the error of a location that is not plausible.
+    @inline(never)
+    private func implausible(_ problem: String) throws -> Never {
+        throw FleetServiceError(
             fault: .caller, message: "The location is not plausible: \(problem). Nothing was sent.",
             scope: context.scope)
     }
@@ -86,12 +87,12 @@ public final class VehicleReporter: Sendable {
             scope: context.scope, underlyingError: CancellationError())
     }
 
-    /// The request that sends `location`, or the error of a location that is not plausible.
+    /// The request that sends `location`; throws the error of a location that is not plausible.
     /// Not inlined: every update in flight holds the frame of `report(_:)`, which would hold
     /// the temporaries of the check and of the building.
     @inline(never)
     private func updateRequest(for location: VehicleLocation) throws -> TransportRequest {
-        if let problem = location.problem { throw implausible(problem) }
+        if let problem = location.problem { try implausible(problem) }
         return TransportRequest(
             method: fleetService.fleet.vehicleUpdateMethod, url: updateURL, headers: Self.updateHeaders,
             body: location.updateBody(), timeout: fleetService.timeout)

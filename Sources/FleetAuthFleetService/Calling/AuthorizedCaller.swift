@@ -112,6 +112,11 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// ``deliver(_:)`` for a caller that has judged the request's URL already (`urlChecked`)
     /// or has the call's token already (`token`, from ``tokenForCall()``).
     ///
+    /// It and every step below it throw only ``FleetServiceError``, untyped, and a step makes
+    /// its error in a function that throws it: a public call converts what they throw with
+    /// `FleetServiceError.rethrow(_:scope:)`, which names anything else a `network` fault. A
+    /// step added here must keep to that.
+    ///
     /// The rule's first request is written out here, as in ``exchange(_:)``,
     /// and everything after an answer other than a 2xx in a function of its own: every call
     /// in flight holds this frame, and with the exchange inlined it was three times larger
@@ -131,7 +136,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     }
 
     /// The delivery of `request` after its first answer, `response`, was not a 2xx: the rest
-    /// of the rule after a 401 or 403, then the error of a call that did not end in a 2xx.
+    /// of the rule after a 401 or 403, then throws the error of a call that did not end in a 2xx.
     @inline(never)
     private func delivery(of request: TransportRequest, answered response: TransportResponse, token: AuthToken)
         async throws -> Delivery

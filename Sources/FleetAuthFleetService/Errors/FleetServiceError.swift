@@ -57,11 +57,10 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     /// error itself when it is a fleet service error (the only kind those steps throw), else
     /// a `network` fault naming it.
     ///
-    /// Those steps (``AuthorizedCaller``'s token, delivery and rule) throw untyped, and make
-    /// their errors in functions that throw them: an async function keeps a slot in its frame
-    /// for each 104-byte error of this type that a call it makes may throw or that it makes
-    /// itself, and every call in flight holds those frames. A vehicle's update in flight took
-    /// four of the task allocator's 1-KB slabs; now three.
+    /// Those steps (``AuthorizedCaller``'s token, delivery and rule, the reporter's request)
+    /// throw untyped, and make their errors in functions that throw them: an async function
+    /// keeps a slot in its frame for each 104-byte error of this type that a call it makes may
+    /// throw or that it makes itself, and every call in flight holds those frames.
     @inline(never)
     package static func rethrow(_ error: any Error, scope: AuthorizationScope) throws(FleetServiceError) -> Never {
         if let error = error as? FleetServiceError { throw error }

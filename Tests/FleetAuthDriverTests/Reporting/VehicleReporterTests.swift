@@ -173,6 +173,7 @@ struct VehicleReporterTests {
             Issue.record("expected a token fault")
         } catch {
             #expect(error.fault == .token)
+            #expect(error.message.hasPrefix("The provider returned an expired token twice; nothing was sent."))
             #expect((error.underlyingError as? FleetAuthError)?.reason == .tokenExpired)
         }
         #expect(f.fleet.calls.isEmpty)
@@ -250,6 +251,30 @@ struct VehicleReporterTests {
         }
         for report in reports { _ = try await report.value }
         #expect(f.fleet.acceptedCount == 4)
+    }
+
+    @Test func anUpdateCancelledBeforeItsTurnSendsNothingAndSaysSo() async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42")
+        _ = try await reporter.report(f.location())  // warm the token: 2 requests
+        f.transport.latency = 1
+        let first = f.clock.startSimulated { try await reporter.report(f.location(1)) }
+        await f.clock.waitForSleepers(count: 1, within: 2)  // the first holds the turn, in flight
+        let second = f.clock.startSimulated { try await reporter.report(f.location(2)) }
+        await f.clock.settle()  // the second waits for its turn
+        second.cancel()
+        do {
+            _ = try await second.value
+            Issue.record("expected the cancelled update to fail")
+        } catch let error as FleetServiceError {
+            #expect(error.fault == .caller)
+            #expect(error.message == "The update was cancelled before its turn; nothing was sent.")
+            #expect(error.underlyingError is CancellationError)
+        }
+        #expect(f.transport.requestCount == 3)  // the warm-up's two and the first update
+        f.clock.advance(by: 1)
+        #expect(try await first.value.status == 200)
+        #expect(f.fleet.acceptedCount == 2)
     }
 
     @Test func updatesWaitingForTheFirstTokenAreSentInTheOrderReported() async throws {

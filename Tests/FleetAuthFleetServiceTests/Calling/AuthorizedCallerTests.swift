@@ -182,6 +182,47 @@ struct AuthorizedCallerTests {
         #expect(throws: FleetServiceError.self) { try refused.get() }
     }
 
+    /// The wrapping transport throws each failure as the fleet service error that names it,
+    /// as the caller does: the token's, the network's, the caller's.
+    @Test func theWrappingTransportThrowsTheFaultThatNamesEachFailure() async throws {
+        let f = try CallerFixture()
+        let transport = AuthorizingTransport(
+            base: f.transport, context: VanContext(vehicleID: "v-42"), authorization: f.provider)
+        // Plain http to a host other than loopback: refused before a token is fetched.
+        do {
+            _ = try await transport.send(f.customUpdate(host: "http://fleet.example.com"))
+            Issue.record("expected a caller fault")
+        } catch let error as FleetServiceError {
+            #expect(error.fault == .caller)
+            #expect(error.message.contains("plain http to fleet.example.com"))
+        }
+        #expect(f.transport.requestCount == 0)
+        // No answer from the fleet service: a network fault naming the call.
+        _ = try await f.provider.token(for: VanContext(vehicleID: "v-42"))
+        f.transport.inject([.connectionFailure])
+        do {
+            _ = try await transport.send(f.customUpdate())
+            Issue.record("expected a network fault")
+        } catch let error as FleetServiceError {
+            #expect(error.fault == .network)
+            let call = "PUT /v1/providers/demo-project/vehicles/v-42"
+            #expect(error.message.hasPrefix("\(call) to the fleet service got no answer"))
+            #expect(error.underlyingError is URLError)
+        }
+        // No token to be had: a token fault naming the token URL.
+        f.transport.setFaultInjector { request, _ in request.url.path == "/driver-token" ? .status(400) : nil }
+        f.provider.invalidateAll()
+        let update = f.customUpdate()
+        let refused = await f.clock.runToCompletion(horizon: 0) { try await transport.send(update) }
+        do {
+            _ = try refused.get()
+            Issue.record("expected a token fault")
+        } catch let error as FleetServiceError {
+            #expect(error.fault == .token)
+            #expect(error.message.hasPrefix("No token could be fetched for vehicle v-42 (token URL "))
+        }
+    }
+
     @Test func performRunsAMiddlewareStepWithTheHeaderAndResendsOnceAfterARejection() async throws {
         let f = try CallerFixture()
         f.fleet.rejectNext([401])

@@ -33,6 +33,6 @@ struct FleetServiceErrorRethrowTests {
         #expect(caught?.scope == scope)
         #expect(caught?.status == nil)
         #expect((caught?.underlyingError as? URLError)?.code == .timedOut)
-        #expect(caught?.message.isEmpty == false)
+        #expect(caught?.message == "\(URLError(.timedOut))")
     }
 }
