@@ -22,7 +22,10 @@ public struct TransportRequest: Sendable, CustomStringConvertible, CustomReflect
         method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
         timeout: TimeInterval = 30
     ) {
-        self.method = method.uppercased()
+        // Most methods come upper-case already: `uppercased()` took a tenth of a microsecond
+        // at every request of a simulator.
+        let isUpperASCII = method.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+        self.method = isUpperASCII ? method : method.uppercased()
         self.url = url
         self.headers = headers
         self.body = body

@@ -27,30 +27,49 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     }
 
     /// Whose fault it was.
-    public let fault: Fault
+    public var fault: Fault { details.fault }
     /// What went wrong and what to do, in words.
-    public let message: String
+    public var message: String { details.message }
     /// The vehicle or trip the call was for.
-    public let scope: AuthorizationScope?
+    public var scope: AuthorizationScope? { details.scope }
     /// The HTTP status, if the fleet service answered.
-    public let status: Int?
+    public var status: Int? { details.status }
     /// The fingerprint of the token that was sent or refused, if any.
-    public let tokenFingerprint: String?
+    public var tokenFingerprint: String? { details.tokenFingerprint }
     /// The error that caused this one: a ``/FleetAuthCore/FleetAuthError`` for token faults, the
     /// transport's error for network faults.
-    public let underlyingError: (any Error)?
+    public var underlyingError: (any Error)? { details.underlyingError }
+
+    /// The fields, in one object. Every async function that calls one that throws this type
+    /// keeps a slot for the error in its frame, and a simulator's every update in flight
+    /// holds those frames: the fields in place took 104 bytes of each slot, boxed they take 8.
+    private final class Details: Sendable {
+        let fault: Fault
+        let message: String
+        let scope: AuthorizationScope?
+        let status: Int?
+        let tokenFingerprint: String?
+        let underlyingError: (any Error)?
+
+        init(
+            fault: Fault, message: String, scope: AuthorizationScope?, status: Int?, tokenFingerprint: String?,
+            underlyingError: (any Error)?
+        ) {
+            (self.fault, self.message, self.scope) = (fault, message, scope)
+            (self.status, self.tokenFingerprint, self.underlyingError) = (status, tokenFingerprint, underlyingError)
+        }
+    }
+
+    private let details: Details
 
     /// Creates an error; control characters in `message` are escaped, so that it stays one line.
     public init(
         fault: Fault, message: String, scope: AuthorizationScope? = nil, status: Int? = nil,
         tokenFingerprint: String? = nil, underlyingError: (any Error)? = nil
     ) {
-        self.fault = fault
-        self.message = message.escapingControlCharacters
-        self.scope = scope
-        self.status = status
-        self.tokenFingerprint = tokenFingerprint
-        self.underlyingError = underlyingError
+        details = Details(
+            fault: fault, message: message.escapingControlCharacters, scope: scope, status: status,
+            tokenFingerprint: tokenFingerprint, underlyingError: underlyingError)
     }
 
     /// Throws what a call's package-internal steps threw as the public calls throw it: the
@@ -59,8 +78,9 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     ///
     /// Those steps (``AuthorizedCaller``'s token, delivery and rule, the reporter's request)
     /// throw untyped, and make their errors in functions that throw them: an async function
-    /// keeps a slot in its frame for each 104-byte error of this type that a call it makes may
-    /// throw or that it makes itself, and every call in flight holds those frames.
+    /// keeps a slot in its frame for each error of this type that a call it makes may throw
+    /// or that it makes itself (104 bytes before its fields were boxed), and every call in
+    /// flight holds those frames.
     @inline(never)
     package static func rethrow(_ error: any Error, scope: AuthorizationScope) throws(FleetServiceError) -> Never {
         if let error = error as? FleetServiceError { throw error }

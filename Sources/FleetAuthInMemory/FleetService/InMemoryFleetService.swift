@@ -109,9 +109,16 @@ public final class InMemoryFleetService: Sendable {
         /// The route the token was judged for (`nil`: a path that names none).
         let route: FleetServiceRoute?
         let judgement: ClaimsJudgement
+        /// The name of the resource its calls serve, made once: every accepted update's
+        /// answer names it.
+        let resourceName: String?
 
-        init(token: Substring, fingerprint: String, route: FleetServiceRoute?, judgement: ClaimsJudgement) {
+        init(
+            token: Substring, fingerprint: String, route: FleetServiceRoute?, judgement: ClaimsJudgement,
+            resourceName: String?
+        ) {
             (self.token, self.fingerprint, self.route, self.judgement) = (token, fingerprint, route, judgement)
+            self.resourceName = resourceName
         }
     }
 
@@ -213,7 +220,10 @@ public final class InMemoryFleetService: Sendable {
         if let rejection = verdict.rejection {
             body = Data(#"{"error":"\#(rejection)"}"#.utf8)
         } else if let scope, let route = match?.route {
-            (status, body, stored) = serve(request, scope: scope, route: route, now: now)
+            let name =
+                token?.resourceName
+                ?? Self.resourceName(providerID: configuration.providerID, route: route, id: scope.id)
+            (status, body, stored) = serve(request, scope: scope, route: route, name: name, now: now)
         } else {
             body = Data(#"{"error":""}"#.utf8)
         }
@@ -242,7 +252,10 @@ public final class InMemoryFleetService: Sendable {
                 .refused((404, "no such resource"))
             }
         let known = KnownToken(
-            token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer), route: route, judgement: judgement)
+            token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer), route: route, judgement: judgement,
+            resourceName: scope.flatMap { scope in
+                route.map { Self.resourceName(providerID: configuration.providerID, route: $0, id: scope.id) }
+            })
         if let scope { state.withLock { $0.lastTokens[scope] = known } }
         return known
     }
@@ -294,11 +307,11 @@ public final class InMemoryFleetService: Sendable {
         }
     }
 
-    /// The status and body of an accepted call, and the update to store as the vehicle's last.
-    private func serve(_ request: TransportRequest, scope: AuthorizationScope, route: FleetServiceRoute, now: Date)
-        -> (Int, Data, stored: Data?)
-    {
-        let name = Self.resourceName(providerID: configuration.providerID, route: route, id: scope.id)
+    /// The status and body of an accepted call to the resource `name`, and the update to
+    /// store as the vehicle's last.
+    private func serve(
+        _ request: TransportRequest, scope: AuthorizationScope, route: FleetServiceRoute, name: String, now: Date
+    ) -> (Int, Data, stored: Data?) {
         guard request.method == route.method else {
             return (405, Data(#"{"error":"use \#(route.method)"}"#.utf8), nil)
         }
@@ -334,8 +347,8 @@ public final class InMemoryFleetService: Sendable {
     }
 
     /// `providers/{providerID}/{collection}/{id}`, in one allocation and with each part copied
-    /// at once: every update's answer names it, and appending the parts to a string took
-    /// about 3,000 instructions.
+    /// at once (appending the parts to a string took about 3,000 instructions); a known
+    /// token keeps its scope's.
     private static func resourceName(providerID: String, route: FleetServiceRoute, id: String) -> String {
         let parts = ("providers/", providerID, "/", route.collection, "/", id)
         // `providers/` and the two slashes are 12 bytes.

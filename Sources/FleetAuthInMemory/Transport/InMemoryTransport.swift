@@ -78,11 +78,14 @@ public final class InMemoryTransport: HTTPTransport {
     }
 
     private let clock: any WallClock
+    /// `clock`, when it is the manual one: its sleep is called directly.
+    private let manualClock: ManualWallClock?
     private let state: LockedState<State>
 
     /// Creates a transport whose answers take `latency` seconds on `clock`.
     public init(clock: any WallClock = SystemWallClock(), latency: TimeInterval = 0) {
         self.clock = clock
+        self.manualClock = clock as? ManualWallClock
         self.state = LockedState(State(latency: latency))
     }
 
@@ -185,23 +188,63 @@ public final class InMemoryTransport: HTTPTransport {
         try Task.checkCancellation()
         let path = request.url.routingPath
         let (fault, latency, handler) = admit(request, path: path)
-        if latency > 0 { try await clock.sleep(for: latency) }
-        switch fault?.value {
-        case .connectionFailure?: throw URLError(.cannotConnectToHost)
-        case .status(let status, let headers)?:
-            return TransportResponse(status: status, headers: headers, url: request.url)
-        case .hang?:
-            while true { try await clock.sleep(for: 86_400) }
-        case .delay(let seconds)?: try await clock.sleep(for: seconds)
-        case nil: break
-        }
-        guard let handler else {
-            return TransportResponse(
-                status: 404, headers: ["Content-Type": "text/plain"], body: Data("no route".utf8), url: request.url)
-        }
+        if latency > 0 { try await sleep(for: latency) }
+        if let fault { return try await answer(request, path: path, with: fault, handler: handler) }
+        return try await route(request, path: path, to: handler)
+    }
+
+    /// The answer of `handler` (404 for none) to `request`, with the request's URL.
+    ///
+    /// This and ``answer(_:path:with:handler:)`` are not inlined (every request in flight
+    /// holds the frame of ``send(_:)`` while it sleeps, and theirs only after) and run on
+    /// their caller's executor (a hop into each and back cost three task switches a request).
+    @inline(never)
+    nonisolated(nonsending) private func route(_ request: TransportRequest, path: String, to handler: PathHandler?)
+        async throws
+        -> TransportResponse
+    {
+        guard let handler else { return Self.noRoute(for: request) }
         var response = try await handler(request, path)
         if response.url == nil { response.url = request.url }
         return response
+    }
+
+    /// The answer to `request` given `fault` in place of its route's.
+    @inline(never)
+    nonisolated(nonsending) private func answer(
+        _ request: TransportRequest, path: String, with fault: Fault, handler: PathHandler?
+    )
+        async throws -> TransportResponse
+    {
+        switch fault.value {
+        case .connectionFailure: throw URLError(.cannotConnectToHost)
+        case .status(let status, let headers):
+            return TransportResponse(status: status, headers: headers, url: request.url)
+        case .hang:
+            while true { try await sleep(for: 86_400) }
+        case .delay(let seconds):
+            try await sleep(for: seconds)
+            return try await route(request, path: path, to: handler)
+        }
+    }
+
+    /// The answer to a request no route takes.
+    @inline(never)
+    private static func noRoute(for request: TransportRequest) -> TransportResponse {
+        TransportResponse(
+            status: 404, headers: ["Content-Type": "text/plain"], body: Data("no route".utf8), url: request.url)
+    }
+
+    /// Sleeps `seconds` on the clock: the manual clock's sleep is called directly, as every
+    /// request in flight holds the frames of this sleep, and its public method through the
+    /// protocol added two.
+    @inline(__always)
+    nonisolated(nonsending) private func sleep(for seconds: TimeInterval) async throws {
+        if let manualClock {
+            try await manualClock.sleepOnCallersExecutor(for: seconds)
+        } else {
+            try await clock.sleep(for: seconds)
+        }
     }
 
     /// Records `request` and returns its fault, the latency and the handler of its route.

@@ -83,6 +83,34 @@ struct InMemoryTransportTests {
         #expect(statuses == [200, 200, 503])
     }
 
+    @Test func aDelayWaitsOnTheClockAfterTheLatencyThenTheRouteAnswers() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock, latency: 0.25)
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        transport.inject([.delay(2)])
+        let request = TransportRequest(url: url)
+        let pending = Task { try await transport.send(request) }
+        await clock.waitForSleepers(count: 1)
+        #expect(clock.nextDeadline == clock.now().addingTimeInterval(0.25))
+        clock.advance(by: 0.25)
+        await clock.waitForSleepers(count: 1)
+        #expect(clock.nextDeadline == clock.now().addingTimeInterval(2))
+        clock.advance(by: 2)
+        let response = try await pending.value
+        #expect(response.status == 200 && response.url == url)
+    }
+
+    @Test func aClockOfTheAppsOwnSleepsTheLatency() async throws {
+        // Any clock but the manual one is slept on through `WallClock.sleep(for:)`.
+        let clock = SleepRecordingClock()
+        let transport = InMemoryTransport(clock: clock, latency: 0.25)
+        transport.route("/hello") { _ in TransportResponse(status: 200) }
+        transport.inject([.delay(2)])
+        #expect(try await transport.send(TransportRequest(url: url)).status == 200)
+        #expect(try await transport.send(TransportRequest(url: url)).status == 200)
+        #expect(clock.sleeps.withLock { $0 } == [0.25, 2, 0.25])
+    }
+
     @Test func hangEndsOnlyByCancellation() async {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock)
@@ -144,4 +172,11 @@ struct InMemoryTransportTemplateTests {
             #expect(response.status == 404, "\(path)")
         }
     }
+}
+
+/// A clock whose sleeps return at once and are recorded.
+private final class SleepRecordingClock: WallClock {
+    let sleeps = LockedState<[TimeInterval]>([])
+    func now() -> Date { Date(timeIntervalSince1970: 1_800_000_000) }
+    func sleep(for duration: TimeInterval) async throws { sleeps.withLock { $0.append(duration) } }
 }
