@@ -27,49 +27,30 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     }
 
     /// Whose fault it was.
-    public var fault: Fault { details.fault }
+    public let fault: Fault
     /// What went wrong and what to do, in words.
-    public var message: String { details.message }
+    public let message: String
     /// The vehicle or trip the call was for.
-    public var scope: AuthorizationScope? { details.scope }
+    public let scope: AuthorizationScope?
     /// The HTTP status, if the fleet service answered.
-    public var status: Int? { details.status }
+    public let status: Int?
     /// The fingerprint of the token that was sent or refused, if any.
-    public var tokenFingerprint: String? { details.tokenFingerprint }
+    public let tokenFingerprint: String?
     /// The error that caused this one: a ``/FleetAuthCore/FleetAuthError`` for token faults, the
     /// transport's error for network faults.
-    public var underlyingError: (any Error)? { details.underlyingError }
-
-    /// The fields, in one object. Every async function that calls one that throws this type
-    /// keeps a slot for the error in its frame, and a simulator's every update in flight
-    /// holds those frames: the fields in place took 104 bytes of each slot, boxed they take 8.
-    private final class Details: Sendable {
-        let fault: Fault
-        let message: String
-        let scope: AuthorizationScope?
-        let status: Int?
-        let tokenFingerprint: String?
-        let underlyingError: (any Error)?
-
-        init(
-            fault: Fault, message: String, scope: AuthorizationScope?, status: Int?, tokenFingerprint: String?,
-            underlyingError: (any Error)?
-        ) {
-            (self.fault, self.message, self.scope) = (fault, message, scope)
-            (self.status, self.tokenFingerprint, self.underlyingError) = (status, tokenFingerprint, underlyingError)
-        }
-    }
-
-    private let details: Details
+    public let underlyingError: (any Error)?
 
     /// Creates an error; control characters in `message` are escaped, so that it stays one line.
     public init(
         fault: Fault, message: String, scope: AuthorizationScope? = nil, status: Int? = nil,
         tokenFingerprint: String? = nil, underlyingError: (any Error)? = nil
     ) {
-        details = Details(
-            fault: fault, message: message.escapingControlCharacters, scope: scope, status: status,
-            tokenFingerprint: tokenFingerprint, underlyingError: underlyingError)
+        self.fault = fault
+        self.message = message.escapingControlCharacters
+        self.scope = scope
+        self.status = status
+        self.tokenFingerprint = tokenFingerprint
+        self.underlyingError = underlyingError
     }
 
     /// Throws what a call's package-internal steps threw as the public calls throw it: the
@@ -78,9 +59,8 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     ///
     /// Those steps (``AuthorizedCaller``'s token, delivery and rule, the reporter's request)
     /// throw untyped, and make their errors in functions that throw them: an async function
-    /// keeps a slot in its frame for each error of this type that a call it makes may throw
-    /// or that it makes itself (104 bytes before its fields were boxed), and every call in
-    /// flight holds those frames.
+    /// keeps a slot in its frame for each 104-byte error of this type that a call it makes may
+    /// throw or that it makes itself, and every call in flight holds those frames.
     @inline(never)
     package static func rethrow(_ error: any Error, scope: AuthorizationScope) throws(FleetServiceError) -> Never {
         if let error = error as? FleetServiceError { throw error }
