@@ -80,6 +80,31 @@ struct InMemoryFleetServiceTests {
         #expect(answer == #"{"name":"providers/demo-project/vehicles/v-1","lastLocation":{"speed":1}}"#)
     }
 
+    /// A token the service knows already names each call's own resource: one wildcard token
+    /// for two vehicles, each called twice, and a delivery vehicle's path beside them.
+    @Test func aKnownTokenNamesEachCallsOwnResource() async {
+        let service = InMemoryFleetService(clock: clock)
+        let bearer = "Bearer \(token { $0["authorization"] = ["vehicleid": "*", "deliveryvehicleid": "*"] })"
+        var names: [String] = []
+        for (method, path) in [
+            ("PUT", "vehicles/v-1"), ("PUT", "vehicles/v-2"), ("PUT", "vehicles/v-1"), ("PUT", "vehicles/v-2"),
+            ("PATCH", "deliveryVehicles/v-1"), ("PATCH", "deliveryVehicles/v-1"),
+        ] {
+            let response = await service.respond(
+                to: TransportRequest(
+                    method: method, url: URL(string: "https://fleet.example.com/v1/providers/demo-project/\(path)")!,
+                    headers: ["Authorization": bearer], body: Data(#"{"lastLocation":{}}"#.utf8)))
+            let answer = String(decoding: response.body, as: UTF8.self)
+            names.append(answer.components(separatedBy: "\"").dropFirst(3).first ?? answer)
+        }
+        #expect(
+            names == [
+                "providers/demo-project/vehicles/v-1", "providers/demo-project/vehicles/v-2",
+                "providers/demo-project/vehicles/v-1", "providers/demo-project/vehicles/v-2",
+                "providers/demo-project/deliveryVehicles/v-1", "providers/demo-project/deliveryVehicles/v-1",
+            ])
+    }
+
     @Test func everyClaimRuleRejects() async {
         let cases: [(String, (inout [String: Any]) -> Void, Int)] = [
             ("wrong audience", { $0["aud"] = "https://other.example/" }, 401),
