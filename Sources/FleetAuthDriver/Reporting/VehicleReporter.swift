@@ -87,15 +87,16 @@ public final class VehicleReporter: Sendable {
             scope: context.scope, underlyingError: CancellationError())
     }
 
-    /// The request that sends `location`; throws the error of a location that is not plausible.
-    /// Not inlined: every update in flight holds the frame of `report(_:)`, which would hold
-    /// the temporaries of the check and of the building.
+    /// The request that sends `location` with `token`, authorized. Not inlined: every update
+    /// in flight holds the frame of `report(_:)`, which would hold the temporaries of the
+    /// building.
     @inline(never)
-    private func updateRequest(for location: VehicleLocation) throws -> TransportRequest {
-        if let problem = location.problem { try implausible(problem) }
-        return TransportRequest(
+    private func updateRequest(for location: VehicleLocation, with token: AuthToken) -> TransportRequest {
+        var request = TransportRequest(
             method: fleetService.fleet.vehicleUpdateMethod, url: updateURL, headers: Self.updateHeaders,
             body: location.updateBody(), timeout: fleetService.timeout)
+        AuthorizedCaller<DriverAuthorizationContext>.authorize(&request, with: token)
+        return request
     }
 
     /// Every update's headers, one dictionary shared by all, with room for the caller's
@@ -111,15 +112,17 @@ public final class VehicleReporter: Sendable {
         // The steps throw untyped, which keeps the frames of every update in flight small;
         // the error reaches the app as they threw it (`FleetServiceError.rethrow`).
         do {
-            let request = try updateRequest(for: location)
+            if let problem = location.problem { try implausible(problem) }
             guard await queue.takeTurn() else { try cancelledBeforeTurn() }
             defer { queue.endTurn() }
             // Without a token, the update waits for one before the call's frames exist.
             let token = try await caller.tokenForCall()
-            let delivery = try await caller.deliver(request, urlChecked: updateURLCarriesTokens, token: token)
+            // Built now, authorized in place: the delivery's frame holds no copy of it.
+            let outcome = try await caller.deliver(
+                authorized: updateRequest(for: location, with: token), token: token,
+                urlChecked: updateURLCarriesTokens)
             return Receipt(
-                status: delivery.response.status, tokenFingerprint: delivery.tokenFingerprint,
-                attempts: delivery.attempts)
+                status: outcome.status, tokenFingerprint: outcome.tokenFingerprint, attempts: outcome.attempts)
         } catch {
             try FleetServiceError.rethrow(error, scope: context.scope)
         }

@@ -28,7 +28,7 @@ extension AuthorizedCaller {
     /// The token for the next call: the cached one if usable (one lookup, as the call's own
     /// would be), else the wait for a fetch in a frame of its own, before the call's. Every
     /// vehicle of a fleet that starts together waits for its first token at once, holding
-    /// only this; hand the token to ``deliver(_:urlChecked:token:)``.
+    /// only this; the reporter hands the token to ``deliver(authorized:token:urlChecked:)``.
     nonisolated(nonsending) package func tokenForCall() async throws -> AuthToken {
         if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return cached }
         return try await usableToken()
@@ -147,17 +147,23 @@ extension AuthorizedCaller {
     @inline(never)
     private static func authorized(_ request: TransportRequest, with token: AuthToken) -> TransportRequest {
         var request = request
+        authorize(&request, with: token)
+        return request
+    }
+
+    /// Puts `Authorization: Bearer <token>` in `request`, in place of any authorization it had.
+    @inline(never)
+    package static func authorize(_ request: inout TransportRequest, with token: AuthToken) {
         // The length first: lowercasing each header's name took a string of its own per call.
         for name in request.headers.keys where name.utf8.count == 13 && name.lowercased() == "authorization" {
             request.headers[name] = nil
         }
         request.headers["Authorization"] = token.authorizationHeader
-        return request
     }
 
     /// Throws the error of a fleet call that got no answer.
     @inline(never)
-    private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
+    func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
         throw FleetServiceError(
             fault: .network,
             message:

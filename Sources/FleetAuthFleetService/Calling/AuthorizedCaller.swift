@@ -37,6 +37,20 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         package let response: TransportResponse
         package let tokenFingerprint: String
         package let attempts: Int
+
+        /// What a receipt keeps of it.
+        package var outcome: Outcome {
+            Outcome(status: response.status, tokenFingerprint: tokenFingerprint, attempts: attempts)
+        }
+    }
+
+    /// What a receipt keeps of a delivery: its status, the fingerprint of the token that
+    /// carried it and how many requests it took. Four words, which an async call returns in
+    /// registers: the frame of every update in flight keeps no room for a whole response.
+    package struct Outcome: Sendable {
+        package let status: Int
+        package let tokenFingerprint: String
+        package let attempts: Int
     }
 
     /// The context every call's token is fetched for.
@@ -103,16 +117,15 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// form the reporter and the monitor use for their receipts.
     package func deliver(_ request: TransportRequest) async throws(FleetServiceError) -> Delivery {
         do {
-            return try await deliver(request, urlChecked: false, token: nil)
+            return try await untypedDelivery(of: request)
         } catch {
             try FleetServiceError.rethrow(error, scope: scope)
         }
     }
 
-    /// ``deliver(_:)`` for a caller that has judged the request's URL already (`urlChecked`)
-    /// or has the call's token already (`token`, from ``tokenForCall()``).
+    /// ``deliver(_:)``'s steps, throwing untyped.
     ///
-    /// It and every step below it throw only ``FleetServiceError``, untyped, and a step makes
+    /// It, ``deliver(authorized:token:urlChecked:)`` and every step below them throw only ``FleetServiceError``, untyped, and a step makes
     /// its error in a function that throws it: a public call converts what they throw with
     /// `FleetServiceError.rethrow(_:scope:)`, which names anything else a `network` fault. A
     /// step added here must keep to that.
@@ -123,16 +136,46 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// (1,680 bytes against 512). It, `tokenForCall()` and `send(_:with:)` run on their
     /// caller's executor (`nonisolated(nonsending)`): a hop between executors at each step
     /// costs a task switch, and a simulator makes millions of calls.
-    nonisolated(nonsending) package func deliver(_ request: TransportRequest, urlChecked: Bool, token: AuthToken?)
-        async throws -> Delivery
-    {
-        if !urlChecked { try checkTransport(request.url) }
-        let token = if let token { token } else { try await tokenForCall() }
+    nonisolated(nonsending) func untypedDelivery(of request: TransportRequest) async throws -> Delivery {
+        try checkTransport(request.url)
+        let token = try await tokenForCall()
         let response = try await send(request, with: token)
         guard (200...299).contains(response.status) else {
             return try await delivery(of: request, answered: response, token: token)
         }
         return Delivery(response: response, tokenFingerprint: token.fingerprint, attempts: 1)
+    }
+
+    /// The delivery of a request that carries `token` already (``authorize(_:with:)``), to a
+    /// URL the caller has judged already (`urlChecked`), as its outcome: the reporter's. Its
+    /// caller's frame holds the request anyway, so this frame holds no authorized copy of it,
+    /// and no room for a whole delivery: every update in flight holds both frames (with them,
+    /// an update's frames fit two of the task allocator's slabs, not three).
+    nonisolated(nonsending) package func deliver(
+        authorized request: TransportRequest, token: AuthToken, urlChecked: Bool
+    )
+        async throws -> Outcome
+    {
+        if !urlChecked { try checkTransport(request.url) }
+        let response: TransportResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            try noAnswer(to: request, with: token, error: error)
+        }
+        guard (200...299).contains(response.status) else {
+            return try await outcome(of: request, answered: response, token: token)
+        }
+        return Outcome(status: response.status, tokenFingerprint: token.fingerprint, attempts: 1)
+    }
+
+    /// ``delivery(of:answered:token:)``'s outcome. Its own frame holds the delivery, after
+    /// an answer other than a 2xx only.
+    @inline(never)
+    private func outcome(of request: TransportRequest, answered response: TransportResponse, token: AuthToken)
+        async throws -> Outcome
+    {
+        try await delivery(of: request, answered: response, token: token).outcome
     }
 
     /// The delivery of `request` after its first answer, `response`, was not a 2xx: the rest

@@ -216,26 +216,37 @@ public final class ManualWallClock: WallClock {
         }
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                let woken: (ready: [CheckedContinuation<Void, Never>], timeout: Sleeper?)? = state.withLock { state in
-                    if Task.isCancelled { return nil }
-                    let deadline = state.now.addingTimeInterval(duration)
-                    var timeout: Sleeper?
-                    if let operation {
-                        state.runningOperations.remove(operation)
-                        timeout = state.takeTimeout(of: operation, passedBy: deadline)
-                    }
-                    state.sleepers[id] = Sleeper(deadline: deadline, wake: .task(continuation), operation: operation)
-                    // A deferred timeout that this sleep passes fires now.
-                    return (state.takeSatisfiedWatchers(), timeout)
-                }
-                guard let woken else { return continuation.resume(throwing: CancellationError()) }
-                woken.timeout?.fire()
-                for watcher in woken.ready { watcher.resume() }
+                enqueue(continuation, as: id, for: duration, operation: operation)
             }
         } onCancel: {
             let sleeper = state.withLock { $0.removeSleeper(id) }
             sleeper?.cancel()
         }
+    }
+
+    /// Puts a sleeping task among the sleepers as `id`, `duration` from now (or resumes it
+    /// cancelled), and fires what its sleep passes. Not inlined: the closure that calls it
+    /// keeps its values in the frame of every sleep in flight.
+    @inline(never)
+    private func enqueue(
+        _ continuation: UnsafeContinuation<Void, any Error>, as id: UInt64, for duration: TimeInterval,
+        operation: UInt64?
+    ) {
+        let woken: (ready: [CheckedContinuation<Void, Never>], timeout: Sleeper?)? = state.withLock { state in
+            if Task.isCancelled { return nil }
+            let deadline = state.now.addingTimeInterval(duration)
+            var timeout: Sleeper?
+            if let operation {
+                state.runningOperations.remove(operation)
+                timeout = state.takeTimeout(of: operation, passedBy: deadline)
+            }
+            state.sleepers[id] = Sleeper(deadline: deadline, wake: .task(continuation), operation: operation)
+            // A deferred timeout that this sleep passes fires now.
+            return (state.takeSatisfiedWatchers(), timeout)
+        }
+        guard let woken else { return continuation.resume(throwing: CancellationError()) }
+        woken.timeout?.fire()
+        for watcher in woken.ready { watcher.resume() }
     }
 
     /// Runs `operation`, giving up when the clock passes `seconds` from now, in deadline
