@@ -125,8 +125,9 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
 
     /// ``deliver(_:)``'s steps, throwing untyped.
     ///
-    /// It, ``deliver(authorized:token:urlChecked:)`` and every step below them throw only ``FleetServiceError``, untyped, and a step makes
-    /// its error in a function that throws it: a public call converts what they throw with
+    /// It, ``deliver(authorized:token:urlChecked:)`` and every step below them throw only
+    /// ``FleetServiceError``, untyped, and a step makes its error in a function that throws
+    /// it: a public call converts what they throw with
     /// `FleetServiceError.rethrow(_:scope:)`, which names anything else a `network` fault. A
     /// step added here must keep to that.
     ///
@@ -156,6 +157,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     )
         async throws -> Outcome
     {
+        assert(request.header("Authorization") == token.authorizationHeader, "authorize(_:with:) first")
         if !urlChecked { try checkTransport(request.url) }
         let response: TransportResponse
         do {

@@ -98,8 +98,9 @@ public final class InMemoryFleetService: Sendable {
     /// A token the service has decoded. The token is kept as part of the header it came in,
     /// not copied: a FleetAuth caller sends its token's one header for every call, so a
     /// simulated fleet's tokens are not held twice. Of its claims it keeps the judgement of
-    /// calls on one route, no more: a simulated fleet holds one per vehicle, and a token
-    /// carries hundreds of calls.
+    /// calls on one route, no more, and of an accepted token the name of the resource those
+    /// calls serve: a simulated fleet holds one per vehicle, and a token carries hundreds of
+    /// calls.
     ///
     /// An object: each call takes its scope's out of the lock, which for a struct of these
     /// fields was a copy and a destruction of each.
@@ -134,6 +135,12 @@ public final class InMemoryFleetService: Sendable {
         /// Judged by the time checks, then by `then`: the lifetime and the coverage, which
         /// the service checks after the time (`nil`: accepted).
         case timed(issuedAt: Date, expiresAt: Date, then: Verdict?)
+
+        /// Whether calls may be accepted, depending on the time.
+        var isTimed: Bool {
+            if case .timed = self { return true }
+            return false
+        }
     }
 
     private let clock: any WallClock
@@ -220,6 +227,7 @@ public final class InMemoryFleetService: Sendable {
         if let rejection = verdict.rejection {
             body = Data(#"{"error":"\#(rejection)"}"#.utf8)
         } else if let scope, let route = match?.route {
+            // A token judged by time only reaches here; the name is made again for safety.
             let name =
                 token?.resourceName
                 ?? Self.resourceName(providerID: configuration.providerID, route: route, id: scope.id)
@@ -253,9 +261,10 @@ public final class InMemoryFleetService: Sendable {
             }
         let known = KnownToken(
             token: bearer, fingerprint: AuthToken.fingerprint(ofPart: bearer), route: route, judgement: judgement,
-            resourceName: scope.flatMap { scope in
-                route.map { Self.resourceName(providerID: configuration.providerID, route: $0, id: scope.id) }
-            })
+            resourceName: judgement.isTimed
+                ? scope.flatMap { scope in
+                    route.map { Self.resourceName(providerID: configuration.providerID, route: $0, id: scope.id) }
+                } : nil)
         if let scope { state.withLock { $0.lastTokens[scope] = known } }
         return known
     }

@@ -190,16 +190,16 @@ public final class InMemoryTransport: HTTPTransport {
         let (fault, latency, handler) = admit(request, path: path)
         if latency > 0 { try await sleep(for: latency) }
         if let fault { return try await answer(request, path: path, with: fault, handler: handler) }
-        return try await route(request, path: path, to: handler)
+        return try await routedAnswer(to: request, path: path, handler: handler)
     }
 
     /// The answer of `handler` (404 for none) to `request`, with the request's URL.
     ///
     /// This and ``answer(_:path:with:handler:)`` are not inlined (every request in flight
     /// holds the frame of ``send(_:)`` while it sleeps, and theirs only after) and run on
-    /// their caller's executor (a hop into each and back cost three task switches a request).
+    /// their caller's executor (a hop into each and back cost three calls of `swift_task_switch` a request).
     @inline(never)
-    nonisolated(nonsending) private func route(_ request: TransportRequest, path: String, to handler: PathHandler?)
+    nonisolated(nonsending) private func routedAnswer(to request: TransportRequest, path: String, handler: PathHandler?)
         async throws
         -> TransportResponse
     {
@@ -224,7 +224,7 @@ public final class InMemoryTransport: HTTPTransport {
             while true { try await sleep(for: 86_400) }
         case .delay(let seconds):
             try await sleep(for: seconds)
-            return try await route(request, path: path, to: handler)
+            return try await routedAnswer(to: request, path: path, handler: handler)
         }
     }
 

@@ -10,7 +10,7 @@ struct TransportRequestTests {
         "A method is kept upper-case whatever case the caller wrote it in",
         arguments: [
             ("PUT", "PUT"), ("put", "PUT"), ("Patch", "PATCH"), ("gET", "GET"), ("M-SEARCH", "M-SEARCH"),
-            ("m-search", "M-SEARCH"), ("pétch", "PÉTCH"), ("PÉTCH", "PÉTCH"), ("", ""),
+            ("m-search", "M-SEARCH"), ("pétch", "PÉTCH"), ("PéTCH", "PÉTCH"), ("PÉTCH", "PÉTCH"), ("", ""),
         ])
     func methodIsUpperCase(written: String, expected: String) {
         #expect(TransportRequest(method: written, url: url).method == expected)

@@ -83,7 +83,8 @@ struct InMemoryTransportTests {
         #expect(statuses == [200, 200, 503])
     }
 
-    @Test func aDelayWaitsOnTheClockAfterTheLatencyThenTheRouteAnswers() async throws {
+    @Test(.timeLimit(.minutes(1)))
+    func aDelayWaitsOnTheClockAfterTheLatencyThenTheRouteAnswers() async throws {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock, latency: 0.25)
         transport.route("/hello") { _ in TransportResponse(status: 200) }
