@@ -135,11 +135,19 @@ extension AuthorizedCaller {
     nonisolated(nonsending) func send(_ request: TransportRequest, with token: AuthToken)
         async throws -> TransportResponse
     {
-        let authorized = Self.authorized(request, with: token)
+        try await send(authorized: Self.authorized(request, with: token), with: token)
+    }
+
+    /// Sends `request`, which carries `token` already, through the transport; throws the
+    /// error of a call that got no answer. Written into its callers, as ``send(_:with:)``.
+    @inline(__always)
+    nonisolated(nonsending) func send(authorized request: TransportRequest, with token: AuthToken)
+        async throws -> TransportResponse
+    {
         do {
-            return try await transport.send(authorized)
+            return try await transport.send(request)
         } catch {
-            try noAnswer(to: authorized, with: token, error: error)
+            try noAnswer(to: request, with: token, error: error)
         }
     }
 
@@ -163,7 +171,7 @@ extension AuthorizedCaller {
 
     /// Throws the error of a fleet call that got no answer.
     @inline(never)
-    func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
+    private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
         throw FleetServiceError(
             fault: .network,
             message:

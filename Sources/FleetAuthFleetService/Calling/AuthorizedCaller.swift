@@ -159,12 +159,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     {
         assert(request.header("Authorization") == token.authorizationHeader, "authorize(_:with:) first")
         if !urlChecked { try checkTransport(request.url) }
-        let response: TransportResponse
-        do {
-            response = try await transport.send(request)
-        } catch {
-            try noAnswer(to: request, with: token, error: error)
-        }
+        let response = try await send(authorized: request, with: token)
         guard (200...299).contains(response.status) else {
             return try await outcome(of: request, answered: response, token: token)
         }

@@ -197,7 +197,8 @@ public final class InMemoryTransport: HTTPTransport {
     ///
     /// This and ``answer(_:path:with:handler:)`` are not inlined (every request in flight
     /// holds the frame of ``send(_:)`` while it sleeps, and theirs only after) and run on
-    /// their caller's executor (a hop into each and back cost three calls of `swift_task_switch` a request).
+    /// their caller's executor (a hop into each and back cost three calls of
+    /// `swift_task_switch` a request).
     @inline(never)
     nonisolated(nonsending) private func routedAnswer(to request: TransportRequest, path: String, handler: PathHandler?)
         async throws
