@@ -12,6 +12,16 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// One allocation per token, and each vehicle of a fleet simulator holds one: its
     /// fields are packed to 168 bytes, which the allocator serves in a 176-byte block.
     private final class Storage: Sendable {
+        /// The fingerprint's 32 bits, hashed once: every fleet call tags its token, and
+        /// hashing the value each time cost a simulator more than the tag's use. First, so
+        /// they share the object's first 64 bytes with its reference count: a call in flight
+        /// reads them when it is answered, from memory that the rest of a simulated fleet's
+        /// updates have pushed out of the processor's caches, and releases the token then too.
+        let fingerprintBits: UInt32
+        /// How far the backend's clock ran ahead of the device's when the token arrived, in
+        /// 32 bits (within 8 ms for offsets up to a day; it is judged and shown in seconds):
+        /// with the fingerprint's bits it takes the 8 bytes this alone took.
+        let issuerClockOffset: Float
         let value: String
         /// `Bearer <value>`, made once: every fleet call sends it. A header made per call was
         /// a second copy of the token for every call in flight, twice its size as grown by
@@ -24,13 +34,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         /// When the token expires on the uptime of the clock that fetched it: uptimes of
         /// two clocks do not compare.
         let uptimeExpiry: (clock: any WallClock, expiresAt: TimeInterval)?
-        /// The fingerprint's 32 bits, hashed once: every fleet call tags its token, and
-        /// hashing the value each time cost a simulator more than the tag's use.
-        let fingerprintBits: UInt32
-        /// How far the backend's clock ran ahead of the device's when the token arrived, in
-        /// 32 bits (within 8 ms for offsets up to a day; it is judged and shown in seconds):
-        /// with the fingerprint's bits it takes the 8 bytes this alone took.
-        let issuerClockOffset: Float
 
         init(
             value: String, scope: AuthorizationScope, receivedAt: Date, expiresAt: Date, lifetime: TimeInterval,

@@ -99,6 +99,38 @@ struct VehicleReporterTests {
         #expect(f.backend.mintedCount == 2)
     }
 
+    /// The reporter keeps one vehicle's update headers while its token stays the same: each
+    /// update must still carry the token it was given, after a refused token was replaced and
+    /// after the old one expired.
+    @Test func eachUpdateCarriesTheTokenItWasGivenWhenTheTokenChanges() async throws {
+        let f = try ReporterFixture(lifetime: 600)
+        let reporter = try f.reporter("v-42")
+        let context = DriverAuthorizationContext(vehicleID: "v-42")
+        var sent: [(fingerprint: String, header: String?)] = []
+        func report(_ step: Int) async throws {
+            let receipt = try await reporter.report(f.location(step))
+            let current = try await f.provider.token(for: context)
+            #expect(receipt.tokenFingerprint == current.fingerprint)
+            sent.append((receipt.tokenFingerprint, f.transport.requests.last?.header("Authorization")))
+            #expect(sent.last?.header == "Bearer \(current.value)")
+        }
+        try await report(0)
+        try await report(1)
+        f.fleet.rejectNext([401])
+        try await report(2)  // refused, then sent again with a fresh token
+        try await report(3)
+        f.clock.advance(by: 900)  // past the second token's expiry
+        try await report(4)
+        try await report(5)
+        #expect(f.backend.mintedCount == 3)
+        let fingerprints = sent.map(\.fingerprint)
+        #expect(Set(fingerprints).count == 3)
+        #expect(fingerprints[0] == fingerprints[1] && fingerprints[2] == fingerprints[3])
+        #expect(fingerprints[4] == fingerprints[5] && fingerprints[1] != fingerprints[2])
+        // The refused first attempt of update 2 carried the first token.
+        #expect(f.fleet.calls.map(\.tokenFingerprint) == [0, 1, 1, 2, 3, 4, 5].map { fingerprints[$0] })
+    }
+
     @Test func secondRejectionIsATokenFaultWithoutAStorm() async throws {
         let f = try ReporterFixture()
         f.fleet.rejectNext([401, 401])
