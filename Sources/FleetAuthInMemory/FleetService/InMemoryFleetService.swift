@@ -86,13 +86,21 @@ public final class InMemoryFleetService: Sendable {
         var calls = RecentHistory<Call>()
         var accepted = 0
         var trips: [String: Trip] = [:]
-        var lastLocations: [String: Data] = [:]
         var forcedRejections: [Int] = []
         var revoked: Set<String> = []
-        /// The last token each vehicle or trip called with, its fingerprint and claims: a
-        /// token carries hundreds of calls, and decoding it (or hashing it for its
-        /// fingerprint) at each one took a third of a simulator's time.
-        var lastTokens: [AuthorizationScope: KnownToken] = [:]
+        /// What the service keeps of each vehicle or trip it was called for.
+        var seen: [AuthorizationScope: Seen] = [:]
+    }
+
+    /// What the service keeps of one vehicle or trip: the last token it called with, its
+    /// fingerprint and claims (a token carries hundreds of calls, and decoding it, or hashing
+    /// it for its fingerprint, at each one took a third of a simulator's time), and the last
+    /// update it accepted. One entry for both: each update reads the one and stores the
+    /// other, and two tables were two entries an update to read from memory the rest of a
+    /// simulated fleet had pushed out of the processor's caches.
+    private struct Seen {
+        var token: KnownToken?
+        var lastUpdate: Data?
     }
 
     /// A token the service has decoded. The token is kept as part of the header it came in,
@@ -167,7 +175,9 @@ public final class InMemoryFleetService: Sendable {
     public var rejectedCount: Int { state.withLock { $0.calls.total - $0.accepted } }
 
     /// The body of the last accepted update of `vehicleID`.
-    public func lastUpdate(of vehicleID: String) -> Data? { state.withLock { $0.lastLocations[vehicleID] } }
+    public func lastUpdate(of vehicleID: String) -> Data? {
+        state.withLock { $0.seen[.vehicle(vehicleID)]?.lastUpdate }
+    }
 
     /// Registers a trip served by `vehicleID`, starting now and lasting `duration` seconds;
     /// its status moves from `NEW` through pickup and drop-off to `COMPLETE`.
@@ -203,7 +213,7 @@ public final class InMemoryFleetService: Sendable {
         let (forced, revoked, known) = state.withLock { state in
             (
                 state.forcedRejections.isEmpty ? nil : state.forcedRejections.removeFirst(), state.revoked,
-                scope.flatMap { state.lastTokens[$0] }.flatMap { known in
+                scope.flatMap { state.seen[$0]?.token }.flatMap { known in
                     bearer == known.token && known.route == match?.route ? known : nil
                 }
             )
@@ -239,7 +249,7 @@ public final class InMemoryFleetService: Sendable {
             method: request.method, scope: scope, tokenFingerprint: token?.fingerprint, status: status,
             rejection: verdict.rejection ?? ((200...299).contains(status) ? nil : "HTTP \(status)"), at: now)
         state.withLock { state in
-            if let stored, let scope { state.lastLocations[scope.id] = stored }
+            if let stored, let scope { state.seen[scope, default: Seen()].lastUpdate = stored }
             state.calls.append(call)
             if call.accepted { state.accepted += 1 }
         }
@@ -265,7 +275,7 @@ public final class InMemoryFleetService: Sendable {
                 ? scope.flatMap { scope in
                     route.map { Self.resourceName(providerID: configuration.providerID, route: $0, id: scope.id) }
                 } : nil)
-        if let scope { state.withLock { $0.lastTokens[scope] = known } }
+        if let scope { state.withLock { $0.seen[scope, default: Seen()].token = known } }
         return known
     }
 
