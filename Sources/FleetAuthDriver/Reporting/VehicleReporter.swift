@@ -49,16 +49,16 @@ public final class VehicleReporter: Sendable {
     /// Where every update goes, built once: the vehicle does not change.
     private let updateURL: URL
     private let queue = OrderedQueue()
-    /// The headers of this vehicle's updates and the `Authorization` they carry, made once a
-    /// token: until its token changes a vehicle sends the same headers at every update, and a
-    /// dictionary made for each update was an allocation and three hashes, and one more
-    /// object to free where a transport keeps the requests it sent.
+    /// The headers of this vehicle's updates and the token whose `Authorization` they carry,
+    /// made once a token: until its token changes a vehicle sends the same headers at every
+    /// update, and a dictionary made for each update was an allocation and three hashes, and
+    /// one more object to free where a transport keeps the requests it sent.
     ///
     /// Safe without a lock of its own: only the update that holds the queue's turn reads or
     /// writes it (in `updateRequest(for:with:)`, between `takeTurn()` and `endTurn()`), and
     /// the queue's mutex orders each turn after the one before it, so no two updates touch
     /// it at once and each sees the last one's write.
-    nonisolated(unsafe) private var authorizedHeaders: (authorization: String, headers: [String: String])?
+    nonisolated(unsafe) private var authorizedHeaders: (token: AuthToken, headers: [String: String])?
     /// Whether `updateURL` may carry a token, judged once: every update goes there.
     private let updateURLCarriesTokens: Bool
 
@@ -108,13 +108,14 @@ public final class VehicleReporter: Sendable {
     }
 
     /// The update headers with `token`'s `Authorization`: the last update's when it carried
-    /// the same token (one string, compared by identity first). Only in the queue's turn.
+    /// the same token. Only in the queue's turn.
     private func headers(authorizedBy token: AuthToken) -> [String: String] {
-        let authorization = token.authorizationHeader
-        if let last = authorizedHeaders, last.authorization == authorization { return last.headers }
+        // Tokens compare by their storage's identity first: the header's string, which the
+        // last update's token would have been compared by, is not read.
+        if let last = authorizedHeaders, last.token == token { return last.headers }
         var headers = Self.updateHeaders
         AuthorizedCaller<DriverAuthorizationContext>.authorize(&headers, with: token)
-        authorizedHeaders = (authorization, headers)
+        authorizedHeaders = (token, headers)
         return headers
     }
 
