@@ -41,14 +41,13 @@ public final class VehicleReporter: Sendable {
         }
     }
 
-    /// The fleet service and provider.
-    public let fleetService: FleetServiceEndpoint
-    /// The vehicle reported on.
-    public let context: DriverAuthorizationContext
-    private let caller: AuthorizedCaller<DriverAuthorizationContext>
+    // The fields every update reads come first, the queue first of all: the object's first
+    // 64 bytes hold its reference count too, which the end of each update's task touches,
+    // from memory the rest of a simulated fleet's updates have pushed out of the
+    // processor's caches since the update began.
+    private let queue = OrderedQueue()
     /// Where every update goes, built once: the vehicle does not change.
     private let updateURL: URL
-    private let queue = OrderedQueue()
     /// The headers of this vehicle's updates and the token whose `Authorization` they carry,
     /// made once a token: until its token changes a vehicle sends the same headers at every
     /// update, and a dictionary made for each update was an allocation and three hashes, and
@@ -61,6 +60,12 @@ public final class VehicleReporter: Sendable {
     nonisolated(unsafe) private var authorizedHeaders: (token: AuthToken, headers: [String: String])?
     /// Whether `updateURL` may carry a token, judged once: every update goes there.
     private let updateURLCarriesTokens: Bool
+    private let caller: AuthorizedCaller<DriverAuthorizationContext>
+
+    /// The fleet service and provider.
+    public let fleetService: FleetServiceEndpoint
+    /// The vehicle reported on.
+    public let context: DriverAuthorizationContext
 
     /// Creates a reporter; throws a `caller` fault naming the field and the rule for an
     /// empty or malformed vehicle, task or provider ID, or a fleet service URL that is not
