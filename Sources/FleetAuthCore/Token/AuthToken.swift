@@ -14,9 +14,10 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     private final class Storage: Sendable {
         /// The fingerprint's 32 bits, hashed once: every fleet call tags its token, and
         /// hashing the value each time cost a simulator more than the tag's use. First, so
-        /// they share the object's first 64 bytes with its reference count: a call in flight
-        /// reads them when it is answered, from memory that the rest of a simulated fleet's
-        /// updates have pushed out of the processor's caches, and releases the token then too.
+        /// they are near the object's reference count, most often on its cache line: a call in
+        /// flight reads them when it is answered, from memory that the rest of a simulated
+        /// fleet's updates have pushed out of the processor's caches, and releases the token
+        /// then too.
         let fingerprintBits: UInt32
         /// How far the backend's clock ran ahead of the device's when the token arrived, in
         /// 32 bits (within 8 ms for offsets up to a day; it is judged and shown in seconds):
@@ -115,8 +116,12 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     }
 
     /// The object holding the token's fields, for the test that holds its size to the
-    /// allocator's 160-byte block: a simulator's every vehicle holds one.
+    /// allocator's 176-byte block: a simulator's every vehicle holds one.
     package var storageObject: AnyObject { storage }
+
+    /// Whether `other` is this token or a copy of it, not only an equal one: the same fetch's
+    /// token. Compares one reference; `==` compares values when the two differ.
+    package func isIdentical(to other: AuthToken) -> Bool { storage === other.storage }
 
     /// How far the backend's clock (its `Date` header, or an `iat` in the device's future) ran
     /// ahead of the device's when the token arrived; negative when behind, 0 when unknown.
@@ -139,7 +144,7 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         self.init(value: value, scope: scope, receivedAt: receivedAt, expiresAt: expiresAt, lifetime: lifetime)
     }
 
-    /// Equal when every field is equal.
+    /// Equal when value, scope, receipt and expiry times and lifetime are equal.
     public static func == (lhs: AuthToken, rhs: AuthToken) -> Bool {
         lhs.storage === rhs.storage
             || (lhs.value == rhs.value && lhs.scope == rhs.scope && lhs.receivedAt == rhs.receivedAt

@@ -41,9 +41,9 @@ public final class VehicleReporter: Sendable {
         }
     }
 
-    // The fields every update reads come first, the queue first of all: the object's first
-    // 64 bytes hold its reference count too, which the end of each update's task touches,
-    // from memory the rest of a simulated fleet's updates have pushed out of the
+    // The fields every update reads come first, the queue first of all, near the object's
+    // reference count (most often on its cache line), which the end of each update's task
+    // touches, from memory the rest of a simulated fleet's updates have pushed out of the
     // processor's caches since the update began.
     private let queue = OrderedQueue()
     /// Where every update goes, built once: the vehicle does not change.
@@ -113,11 +113,10 @@ public final class VehicleReporter: Sendable {
     }
 
     /// The update headers with `token`'s `Authorization`: the last update's when it carried
-    /// the same token. Only in the queue's turn.
+    /// this very token (the same fetch's, not an equal one). Only in the queue's turn.
     private func headers(authorizedBy token: AuthToken) -> [String: String] {
-        // Tokens compare by their storage's identity first: the header's string, which the
-        // last update's token would have been compared by, is not read.
-        if let last = authorizedHeaders, last.token == token { return last.headers }
+        // One reference compared: neither token's header string is read.
+        if let last = authorizedHeaders, last.token.isIdentical(to: token) { return last.headers }
         var headers = Self.updateHeaders
         AuthorizedCaller<DriverAuthorizationContext>.authorize(&headers, with: token)
         authorizedHeaders = (token, headers)
@@ -142,7 +141,8 @@ public final class VehicleReporter: Sendable {
             defer { queue.endTurn() }
             // Without a token, the update waits for one before the call's frames exist.
             let token = try await caller.tokenForCall()
-            // Built now, authorized in place: the delivery's frame holds no copy of it.
+            // Built now, with the headers that carry this token: the delivery's frame holds no
+            // copy of it.
             let outcome = try await caller.deliver(
                 authorized: updateRequest(for: location, with: token), token: token,
                 urlChecked: updateURLCarriesTokens)

@@ -6,12 +6,7 @@ import FleetAuthCore
 /// overtake the first while the first waits for its token. A task cancelled while it
 /// waits for its turn leaves the queue at once without running its operation, so nothing
 /// queues behind it. Shared by FleetAuth's modules.
-///
-/// A struct around its locked state, which copies share: held in its owner, not in an
-/// object of its own, so a turn reads one object less (each vehicle of a simulator takes
-/// and ends one at every update, from memory the other vehicles' updates have pushed out of
-/// the processor's caches).
-package struct OrderedQueue: Sendable {
+package final class OrderedQueue: Sendable {
     private struct State {
         var busy = false
         /// The operation holding the turn.

@@ -46,6 +46,17 @@ struct AuthTokenTests {
         }
     #endif
 
+    /// A token and its copies are one token; another made with the same fields is equal, not
+    /// identical (a reporter sends headers it kept only with the very token they carry).
+    @Test func aCopyIsIdenticalAndAnEqualTokenIsNot() {
+        let first = token
+        let copy = first
+        let equal = token
+        #expect(copy.isIdentical(to: first) && first == copy)
+        #expect(equal == first)
+        #expect(!equal.isIdentical(to: first))
+    }
+
     @Test func fingerprintIsStableAndShort() {
         #expect(token.fingerprint == AuthToken.fingerprint(of: secret))
         #expect(token.fingerprint.count == 12)
