@@ -155,18 +155,13 @@ extension AuthorizedCaller {
     @inline(never)
     private static func authorized(_ request: TransportRequest, with token: AuthToken) -> TransportRequest {
         var request = request
-        authorize(&request, with: token)
+        authorize(&request.headers, with: token)
         return request
     }
 
-    /// Puts `Authorization: Bearer <token>` in `request`, in place of any authorization it had.
-    @inline(never)
-    package static func authorize(_ request: inout TransportRequest, with token: AuthToken) {
-        authorize(&request.headers, with: token)
-    }
-
     /// Puts `Authorization: Bearer <token>` in `headers`, in place of any authorization they
-    /// had: for a caller that sends the same headers with the same token many times.
+    /// had: every authorized request's, and the reporter's, which sends the same headers with
+    /// the same token many times.
     package static func authorize(_ headers: inout [String: String], with token: AuthToken) {
         // The length first: lowercasing each header's name took a string of its own per call.
         for name in headers.keys where name.utf8.count == 13 && name.lowercased() == "authorization" {

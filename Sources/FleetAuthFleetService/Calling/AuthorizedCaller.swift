@@ -147,8 +147,8 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         return Delivery(response: response, tokenFingerprint: token.fingerprint, attempts: 1)
     }
 
-    /// The delivery of a request that carries `token` already (`authorize(_:with:)` on the
-    /// request or its headers), to a URL the caller has judged already (`urlChecked`), as its
+    /// The delivery of a request that carries `token` already (``authorize(_:with:)`` on its
+    /// headers), to a URL the caller has judged already (`urlChecked`), as its
     /// outcome: the reporter's. Its caller's frame holds the request anyway, so this frame
     /// holds no authorized copy of it, and no room for a whole delivery: every update in
     /// flight holds both frames (with them, an update's frames fit two of the task
