@@ -1,5 +1,4 @@
 import FleetAuthCore
-
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -15,19 +14,50 @@ import Foundation
 /// the body is read, a body that grows past the cap is refused at once, and what comes after
 /// a refusal is dropped unread. A refusal answers the caller at once; cancelling the task goes
 /// through another queue, so the delegate queue keeps dropping chunks while the cancel waits
-/// for FoundationNetworking's work queue on Linux. Authentication challenges go to the app's own session delegate when
-/// there is one, so certificate pinning and client certificates keep working.
+/// for FoundationNetworking's work queue on Linux. Nothing is cached: the guard declines every
+/// response URLSession offers to store. Authentication challenges go to the app's own session
+/// delegate when there is one, on that session's delegate queue, so certificate pinning and
+/// client certificates keep working.
 final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // Safe because `tasks` and `peak` are only read and written while `lock` is held,
-    // `appDelegate` is set once in init and never changed, and the NSObject base has no
-    // state of its own that callbacks touch.
+    // `challengeAnswerer` is set once in init and never changed (its weak reference is read
+    // atomically, as every weak reference is), and the NSObject base has no state of its own
+    // that callbacks touch.
     private let lock = NSLock()
     private var tasks: [Int: TaskState] = [:]
     private var peak = 0
-    /// The app session's delegate, which answers authentication challenges.
-    let appDelegate: (any URLSessionDelegate)?
-    /// The app's session, handed to its delegate with each challenge.
-    let appSession: URLSession?
+    /// Who answers authentication challenges.
+    let challengeAnswerer: ChallengeAnswerer
+
+    /// Who answers authentication challenges of the guard's session.
+    enum ChallengeAnswerer {
+        /// The system's default handling: the transport's own sessions, or an app's session
+        /// without a delegate.
+        case system
+        /// The delegate of the app's session, on that session's delegate queue.
+        case appDelegate(AppSessionReference)
+    }
+
+    /// The app's session, held strongly when it has no delegate, and weakly when it has one:
+    /// a session holds its delegate until it is invalidated, and an app delegate that owns
+    /// the transport would otherwise keep itself, its session and the transport alive for good.
+    struct AppSessionReference {
+        /// The app's session when it has no delegate.
+        private let plain: URLSession?
+        /// The app's session when it has a delegate, while the app keeps it.
+        private weak var delegated: URLSession?
+
+        /// Refers to `session`.
+        init(_ session: URLSession) {
+            let hasDelegate = session.delegate != nil
+            (plain, delegated) = hasDelegate ? (nil, session) : (session, nil)
+        }
+
+        /// The app's session, while it lives.
+        var session: URLSession? { plain ?? delegated }
+        /// Whether the session has a delegate to answer challenges.
+        var hasDelegate: Bool { plain == nil }
+    }
 
     /// One data task's progress.
     struct TaskState {
@@ -37,13 +67,19 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         var data = Data()
         var response: URLResponse?
         var refusal: FleetAuthError?
+        /// The answer of an HTTP challenge the guard cancelled for want of a credential: the
+        /// caller gets it when the cancelled task completes.
+        var declinedChallenge: URLResponse?
     }
 
     /// A guard for the transport's own session (`appSession` nil), or for the session derived
-    /// from an app's, whose delegate then answers authentication challenges.
-    init(forwardingChallengesOf appSession: URLSession? = nil) {
-        self.appSession = appSession
-        self.appDelegate = appSession?.delegate
+    /// from an app's, whose delegate, if it has one, then answers authentication challenges.
+    init(forwardingChallengesOf appSession: AppSessionReference? = nil) {
+        if let appSession, appSession.hasDelegate {
+            challengeAnswerer = .appDelegate(appSession)
+        } else {
+            challengeAnswerer = .system
+        }
     }
 
     /// The most bytes any one body held so far, for tests of the cap.
@@ -62,6 +98,15 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    /// Declines to store the answer: tokens and the requests that carry the app's credential
+    /// stay in memory, whatever cache the session's configuration names.
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
+        completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
     ) {
         completionHandler(nil)
     }
@@ -103,13 +148,21 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let state = lock.withLock({ tasks.removeValue(forKey: task.taskIdentifier) }) else { return }
         guard state.refusal == nil else { return }  // answered when it was refused
-        if let error {
+        if let declined = state.declinedChallenge {
+            state.continuation.resume(returning: (state.data, declined))
+        } else if let error {
             state.continuation.resume(throwing: URLSessionTransport.translate(error, for: state.request))
         } else if let response = state.response ?? task.response {
             state.continuation.resume(returning: (state.data, response))
         } else {
             state.continuation.resume(throwing: URLError(.badServerResponse))
         }
+    }
+
+    /// Records that `task`'s HTTP challenge is cancelled for want of a credential, so that its
+    /// caller gets `failure`, the challenge's answer, when the task completes.
+    func declineChallenge(of task: URLSessionTask, answering failure: URLResponse) {
+        lock.withLock { tasks[task.taskIdentifier]?.declinedChallenge = failure }
     }
 
     /// Answers the caller with `refusal` at once, and cancels `task`. The task stays followed

@@ -14,8 +14,9 @@ public import FleetAuthCore
 /// as is, so neither the app's credential nor a token reaches another URL), asks for
 /// unencoded bodies, and counts each body's bytes as they are decoded: a body over
 /// ``Configuration/maximumResponseBytes`` fails with `responseTooLarge` as soon as it
-/// announces or reaches that size. Its own sessions are ephemeral and keep no cookies or
-/// cache. Cancelling the calling task cancels the data task.
+/// announces or reaches that size. No session it sends through stores or sends cookies,
+/// caches answers or keeps credentials, its own or one made from an app's configuration.
+/// Cancelling the calling task cancels the data task.
 ///
 /// One transport serves a phone's single vehicle and a simulator's thousands alike: its
 /// sessions open up to 64 connections per host (the platform's default is 6 on Linux, which
@@ -52,9 +53,14 @@ public final class URLSessionTransport: HTTPTransport {
         let requestGuard: RequestGuard
     }
 
-    /// The app's session given to ``init(session:configuration:)``, or the transport's own
+    /// The app's session given to ``init(session:configuration:)``, else the transport's own
     /// session for everything but token requests.
-    public let session: URLSession
+    ///
+    /// The transport holds an app's session that has a delegate weakly (a session holds its
+    /// delegate, and an app delegate that owns the transport would otherwise keep all three
+    /// alive for good): once the app lets it go, this is the session the transport sends
+    /// through.
+    public var session: URLSession { appSession?.session ?? requests.session }
     /// The options in force.
     public let configuration: Configuration
     /// The session everything but token requests goes through.
@@ -62,6 +68,11 @@ public final class URLSessionTransport: HTTPTransport {
     /// The session token requests go through: a second one of the transport's own, or the
     /// same one as ``requests`` with an app's session.
     private let tokenRequests: GuardedSession
+    /// The app's session, held weakly, when the transport was made with one.
+    private let appSession: RequestGuard.AppSessionReference?
+    /// Why every request fails before it is sent: the app's session cannot carry FleetAuth's
+    /// requests (a background configuration).
+    private let refusal: FleetAuthError?
 
     /// Connections per host each of the transport's own sessions opens: enough for a
     /// simulator's thousands of vehicles on one fleet service, no cost to a phone's one.
@@ -72,46 +83,101 @@ public final class URLSessionTransport: HTTPTransport {
     public convenience init(configuration: Configuration = Configuration()) {
         self.init(
             requests: Self.guardedSession(Self.ownConfiguration()), configuration: configuration,
-            tokenRequests: Self.guardedSession(Self.ownConfiguration()), appSession: nil)
+            tokenRequests: Self.guardedSession(Self.ownConfiguration()), appSession: nil, refusal: nil)
     }
 
-    /// Creates a transport over the app's own session: its configuration (TLS, proxies,
-    /// headers, timeouts, connections per host) applies, and its delegate answers
-    /// authentication challenges, so certificate pinning keeps working. Requests do not go
-    /// through the app's session object itself but through one made with its configuration,
-    /// whose delegate refuses redirects and caps bodies; the app delegate's other callbacks
-    /// (metrics, redirects, data) are not called for FleetAuth's requests. Token requests
-    /// share that session with every other request: see the Fleet simulators article of
-    /// FleetAuthDriver for what a simulator's session should set.
+    /// Creates a transport over the app's own session: its configuration's TLS settings,
+    /// proxies, headers, timeouts and connections per host apply, and its delegate answers
+    /// authentication challenges on the session's delegate queue, so certificate pinning keeps
+    /// working.
+    ///
+    /// Requests do not go through the app's session object itself but through one made with
+    /// a copy of its configuration, whose delegate refuses redirects and caps bodies, and
+    /// which stores and sends nothing of the app's: no cookies, no cache, no stored
+    /// credentials, and none of the app's `protocolClasses` (a network debugger or stub
+    /// library there would see the credential, and could follow a redirect with it); it does
+    /// not wait for connectivity, so a request ends by its own timeout. The app delegate's
+    /// other callbacks (metrics, redirects, data) are not called for FleetAuth's requests.
+    /// Token requests share that session with every other request: see the Fleet simulators
+    /// article of FleetAuthDriver for what a simulator's session should set.
+    ///
+    /// A session with a background configuration cannot carry FleetAuth's requests (it runs
+    /// no data tasks in the app's process, and follows redirects without asking): every
+    /// request then fails with `invalidConfiguration`, naming what to pass instead, and
+    /// nothing is sent.
     public convenience init(session: URLSession, configuration: Configuration = Configuration()) {
-        let guarded = Self.guardedSession(session.configuration, answeringChallengesWith: session)
-        self.init(requests: guarded, configuration: configuration, tokenRequests: guarded, appSession: session)
+        let appConfiguration = session.configuration
+        let reference = RequestGuard.AppSessionReference(session)
+        if let refusal = Self.refusal(ofConfigurationIdentifiedAs: appConfiguration.identifier) {
+            // No session is made from it: a second session with a background configuration's
+            // identifier is undefined on Apple platforms.
+            let own = Self.guardedSession(Self.ownConfiguration())
+            self.init(
+                requests: own, configuration: configuration, tokenRequests: own, appSession: reference,
+                refusal: refusal)
+            return
+        }
+        let guarded = Self.guardedSession(
+            Self.lockedDown(appConfiguration), answeringChallengesWith: reference)
+        self.init(
+            requests: guarded, configuration: configuration, tokenRequests: guarded, appSession: reference,
+            refusal: nil)
     }
 
     private init(
         requests: GuardedSession, configuration: Configuration, tokenRequests: GuardedSession,
-        appSession: URLSession?
+        appSession: RequestGuard.AppSessionReference?, refusal: FleetAuthError?
     ) {
-        self.session = appSession ?? requests.session
         self.requests = requests
         self.tokenRequests = tokenRequests
         self.configuration = configuration
+        self.appSession = appSession
+        self.refusal = refusal
     }
 
-    /// An ephemeral configuration that keeps no cookies or cache, with 64 connections per host.
+    /// The refusal of an app's session whose configuration has `identifier`: only background
+    /// configurations have one.
+    package static func refusal(ofConfigurationIdentifiedAs identifier: String?) -> FleetAuthError? {
+        guard identifier != nil else { return nil }
+        return FleetAuthError(
+            reason: .invalidConfiguration,
+            message:
+                "URLSessionTransport(session:) was given a session with a background configuration, which runs no data tasks in the app's process and follows redirects without asking; nothing was sent. Pass a session made with URLSessionConfiguration.default or .ephemeral, or use URLSessionTransport()."
+        )
+    }
+
+    /// An ephemeral configuration, locked down, with 64 connections per host.
     private static func ownConfiguration() -> URLSessionConfiguration {
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let sessionConfiguration = lockedDown(.ephemeral)
         sessionConfiguration.httpMaximumConnectionsPerHost = connectionsPerHost
         return sessionConfiguration
+    }
+
+    /// A copy of `configuration` that stores and sends nothing beyond what FleetAuth asks:
+    /// no cookie store, cache or credential store, the system's protocol handlers only, and
+    /// no wait for connectivity (each request ends by its own timeout).
+    private static func lockedDown(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        let copy = configuration.copy() as? URLSessionConfiguration ?? .ephemeral
+        copy.httpCookieStorage = nil
+        copy.httpShouldSetCookies = false
+        copy.httpCookieAcceptPolicy = .never
+        copy.urlCache = nil
+        copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+        copy.urlCredentialStorage = nil
+        copy.protocolClasses = URLSessionConfiguration.ephemeral.protocolClasses
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking never waits for connectivity (the property is read-only).
+        #else
+            copy.waitsForConnectivity = false
+        #endif
+        return copy
     }
 
     /// A session with `configuration` whose delegate is a new guard, which hands
     /// authentication challenges to `appSession`'s delegate when there is one.
     private static func guardedSession(
-        _ configuration: URLSessionConfiguration, answeringChallengesWith appSession: URLSession? = nil
+        _ configuration: URLSessionConfiguration,
+        answeringChallengesWith appSession: RequestGuard.AppSessionReference? = nil
     ) -> GuardedSession {
         let requestGuard = RequestGuard(forwardingChallengesOf: appSession)
         return GuardedSession(
@@ -132,9 +198,14 @@ public final class URLSessionTransport: HTTPTransport {
         max(requests.requestGuard.peakBufferedBytes, tokenRequests.requestGuard.peakBufferedBytes)
     }
 
+    /// The session `request` goes through, whose delegate is its guard.
+    package func session(for request: TransportRequest) -> URLSession {
+        (request.asksForToken ? tokenRequests : requests).session
+    }
+
     /// The maximum connections per host of the session `request` goes through.
     package func connectionLimit(for request: TransportRequest) -> Int {
-        (request.asksForToken ? tokenRequests : requests).session.configuration.httpMaximumConnectionsPerHost
+        session(for: request).configuration.httpMaximumConnectionsPerHost
     }
 
     /// Sends the request with a data task; throws `CancellationError` if the calling task
@@ -143,6 +214,7 @@ public final class URLSessionTransport: HTTPTransport {
     /// answers from another origin.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
+        if let refusal { throw refusal.adding(scope: nil, url: request.url) }
         let urlRequest = Self.urlRequest(for: request)
         let guarded = request.asksForToken ? tokenRequests : requests
         let cap = configuration.maximumResponseBytes

@@ -70,6 +70,23 @@ package final class LoopbackServer: Sendable {
         "\(name.prefix(while: { $0 != "(" }))-\(UUID().uuidString.prefix(8))"
     }
 
+    /// Stores an answer that the fixture then replays byte for byte, and returns its URL.
+    package func scriptedURL(status: Int, headers: [String: String] = [:], body: Data = Data()) async throws
+        -> String
+    {
+        let script = try JSONSerialization.data(withJSONObject: [
+            "status": status, "headers": headers, "body": body.base64EncodedString(),
+        ])
+        var request = URLRequest(url: URL(string: url("/scripted"))!)
+        request.httpMethod = "POST"
+        request.httpBody = script
+        let (data, _) = try await URLSession.shared.asyncData(for: request)
+        guard let id = (try JSONSerialization.jsonObject(with: data) as? [String: Int])?["id"] else {
+            throw StartFailure(description: "the fixture did not store the scripted answer")
+        }
+        return url("/scripted/\(id)")
+    }
+
     /// How many requests the fixture has seen for `key`.
     package func requestCount(key: String) async throws -> Int {
         let (data, _) = try await URLSession.shared.asyncData(from: URL(string: url("/stats"))!)

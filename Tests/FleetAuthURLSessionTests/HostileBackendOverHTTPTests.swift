@@ -18,15 +18,7 @@ struct HostileBackendOverHTTPTests {
     func path(for answer: HostileAnswer) async throws -> String {
         switch answer.delivery {
         case .http(let status, let headers, let body):
-            let script = try JSONSerialization.data(withJSONObject: [
-                "status": status, "headers": headers, "body": body.base64EncodedString(),
-            ])
-            var request = URLRequest(url: URL(string: server.url("/scripted"))!)
-            request.httpMethod = "POST"
-            request.httpBody = script
-            let (data, _) = try await URLSession.shared.asyncData(for: request)
-            let id = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Int])?["id"])
-            return server.url("/scripted/\(id)")
+            return try await server.scriptedURL(status: status, headers: headers, body: body)
         case .oversized(let count): return server.url("/conformance/bytes?count=\(count)")
         case .redirectToOtherHost: return server.url("/conformance/redirect")
         case .slow: return server.url("/conformance/hang")
