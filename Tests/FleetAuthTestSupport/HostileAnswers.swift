@@ -155,6 +155,13 @@ package enum HostileAnswers {
             answer("JWT with two parts", body: json(["token": parts[0] + "." + parts[1]]), .malformedToken),
             answer("JWT with empty signature", body: json(["token": parts[0] + "." + parts[1] + "."]), .malformedToken),
             answer(
+                "JWT with CR LF in its signature",
+                body: json(["token": parts[0] + "." + parts[1] + "." + parts[2] + "\r\nX-Injected: 1"]), .malformedToken
+            ),
+            answer(
+                "JWT with a space in its signature", body: json(["token": parts[0] + "." + parts[1] + ".sig nature"]),
+                .malformedToken),
+            answer(
                 "JWT unsigned (alg none) with a signature",
                 body: json(["token": b64(#"{"alg":"none","typ":"JWT"}"#) + "." + parts[1] + "." + parts[2]]),
                 .malformedToken),

@@ -23,6 +23,11 @@ package enum JWTDecoder {
         guard !parts[2].isEmpty else {
             throw malformed("has an empty signature; the backend must sign the token")
         }
+        // Checked, never read: a space, a line break or any other byte there would break the
+        // `Authorization` header that carries the token.
+        guard Base64URL.isEncoded(parts[2]) else {
+            throw malformed("has a signature that is not base64url")
+        }
         return try claims(header: object(parts[0], part: "header"), payload: object(parts[1], part: "payload"))
     }
 

@@ -52,7 +52,21 @@ struct JWTDecoderTests {
         MalformedToken("iss is a number", InMemoryTokenBackend.jwt(payload: ["exp": 1, "iss": 3])),
         MalformedToken("too long", String(repeating: "a", count: JWTDecoder.maximumTokenLength + 1)),
         MalformedToken("whitespace inside", " " + InMemoryTokenBackend.jwt(payload: ["exp": 1])),
+        // The signature is checked as base64url though never read: each of these would break
+        // the `Authorization` header (CR LF made FoundationNetworking drop it whole).
+        MalformedToken("signature with a space", signed(" sig")),
+        MalformedToken("signature with a tab", signed("si\tg")),
+        MalformedToken("signature with CR LF", signed("sig\r\nX-Injected: 1")),
+        MalformedToken("signature with non-ASCII", signed("sïg")),
+        MalformedToken("signature in plain base64", signed("ab+/")),
+        MalformedToken("signature of impossible length", signed("abcde")),
     ]
+
+    /// A token whose header and payload are sound, with `signature` after the second dot.
+    static func signed(_ signature: String) -> String {
+        InMemoryTokenBackend.jwt(payload: ["exp": 1]).split(separator: ".").prefix(2).joined(separator: ".") + "."
+            + signature
+    }
 
     /// A malformed token with a name; test output shows only the name.
     struct MalformedToken: CustomTestStringConvertible, Sendable {
