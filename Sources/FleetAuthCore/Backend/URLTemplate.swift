@@ -21,16 +21,23 @@ package struct URLTemplate: Sendable {
 
     /// Parses `text`; `nil` placeholders means it holds none. Throws `invalidConfiguration`
     /// for an unknown placeholder (naming those a context of one of `kinds` fills; empty:
-    /// any) or an unbalanced brace.
+    /// any), a placeholder before the path (an ID would choose the host the credential goes
+    /// to), or an unbalanced brace.
     package init(_ text: String, forAnyOf kinds: [AuthorizationScope.Kind] = []) throws(FleetAuthError) {
         self.text = text
         var found: [(String, Placeholder)] = []
         var rest = text[...]
+        let pathStart = Self.pathStart(of: text)
         while let open = rest.firstIndex(of: "{") {
             guard let close = rest[open...].firstIndex(of: "}") else {
                 throw Self.error("The token URL has a `{` without its `}`.")
             }
             let name = String(rest[rest.index(after: open)..<close])
+            guard open >= pathStart else {
+                throw Self.error(
+                    "The token URL's placeholder `{\(name)}` stands before its path, where an ID would choose the host the app's credential is sent to; placeholders may stand only in the path and the query. Name the host in full."
+                )
+            }
             guard let meaning = Self.meaning(of: name) else {
                 throw Self.error(
                     "The token URL's placeholder `{\(name)}` is not one FleetAuth fills; use \(Self.placeholderList(for: kinds))."
@@ -104,6 +111,36 @@ package struct URLTemplate: Sendable {
             if !names.contains(name) { names.append(name) }
         }
         return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "{id}")
+    }
+
+    /// The token URL `text`, a template or not, as messages and mirrors show a URL,
+    /// placeholders kept: no user info or fragment, and every query value hidden
+    /// (`?key=hidden`).
+    package static func redacted(_ text: String) -> String {
+        var shown = text
+        if let fragment = shown.firstIndex(of: "#") { shown = String(shown[..<fragment]) }
+        let authority = authorityStart(of: shown)
+        if let at = shown[authority..<pathStart(of: shown)].lastIndex(of: "@") {
+            shown.removeSubrange(authority...at)
+        }
+        if let query = shown.firstIndex(of: "?") {
+            let items = shown[shown.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
+                .map { item in item.firstIndex(of: "=").map { item[..<$0] + "=hidden" } ?? String(item) }
+            shown = shown[...query] + items.joined(separator: "&")
+        }
+        return shown.escapingControlCharacters
+    }
+
+    /// Where the authority of `text` (user info, host and port) begins: after its scheme's
+    /// `://`, or at its start.
+    private static func authorityStart(of text: String) -> String.Index {
+        text.range(of: "://")?.upperBound ?? text.startIndex
+    }
+
+    /// Where the path of `text` begins: after its authority, at the first `/`, `?` or `#`;
+    /// the end when it has none.
+    private static func pathStart(of text: String) -> String.Index {
+        text[authorityStart(of: text)...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
     }
 
     /// Every placeholder name FleetAuth knows, lowercased.

@@ -131,6 +131,26 @@ struct TokenEndpointTests {
         }
         #expect(transport.requestCount == 0)
     }
+
+    /// A placeholder in the host, the port or the user info would let an ID choose where the
+    /// app's credential goes (vehicle `attacker` would send it to `attacker.localhost`): refused
+    /// when the provider is made, naming the rule.
+    @Test(arguments: [
+        "http://{vehicleId}.localhost:8080/token", "https://{vehicleId}/token",
+        "https://api.example.com@{vehicleId}/token",
+        "https://api.example.com:{id}/token", "https://{id}", "{id}://api.example.com/token",
+    ])
+    func aPlaceholderBeforeThePathIsRefusedWhenTheProviderIsMade(template: String) {
+        let transport = InMemoryTransport()
+        do {
+            _ = try TokenProvider<VehicleOnly>(endpoint: TokenEndpoint(url: template), transport: transport)
+            Issue.record("a provider was made with \(template)")
+        } catch {
+            #expect(error.reason == .invalidConfiguration)
+            #expect(error.message.contains("placeholders may stand only in the path and the query"), "\(error.message)")
+        }
+        #expect(transport.requestCount == 0)
+    }
 }
 
 /// A context whose scopes are always vehicles, as the driver module's is.
