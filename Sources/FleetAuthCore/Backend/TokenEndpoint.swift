@@ -204,3 +204,22 @@ public struct TokenEndpoint: Sendable {
         FleetAuthError(reason: .invalidConfiguration, message: message, scope: scope)
     }
 }
+
+/// What `print`, `dump` and mirrors show of an endpoint: its URL without user info, fragment
+/// or query values (a token URL may carry an API key), and no header (the closure's values
+/// are the app's credential).
+extension TokenEndpoint: CustomStringConvertible, CustomReflectable {
+    /// `TokenEndpoint(GET https://api.example.com/token/{vehicleId}?key=hidden)`.
+    public var description: String { "TokenEndpoint(\(method) \(URLTemplate.redacted(url)))" }
+
+    /// The redacted URL, the method, the query names, the format and the limits.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "url": URLTemplate.redacted(url), "method": method, "idQueryName": idQueryName as Any,
+                "taskQueryName": taskQueryName, "format": format, "timeout": timeout,
+                "maximumResponseBytes": maximumResponseBytes, "allowsInsecureHTTP": allowsInsecureHTTP,
+            ], displayStyle: .struct)
+    }
+}

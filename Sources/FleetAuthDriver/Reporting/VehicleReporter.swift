@@ -57,7 +57,7 @@ public final class VehicleReporter: Sendable {
     /// writes it (in `updateRequest(for:with:)`, between `takeTurn()` and `endTurn()`), and
     /// the queue's mutex orders each turn after the one before it, so no two updates touch
     /// it at once and each sees the last one's write.
-    nonisolated(unsafe) private var authorizedHeaders: (token: AuthToken, headers: [String: String])?
+    nonisolated(unsafe) private var authorizedHeaders: AuthorizedHeaders?
     /// Whether `updateURL` may carry a token, judged once: every update goes there.
     private let updateURLCarriesTokens: Bool
     private let caller: AuthorizedCaller<DriverAuthorizationContext>
@@ -119,7 +119,7 @@ public final class VehicleReporter: Sendable {
         if let last = authorizedHeaders, last.token.isIdentical(to: token) { return last.headers }
         var headers = Self.updateHeaders
         AuthorizedCaller<DriverAuthorizationContext>.authorize(&headers, with: token)
-        authorizedHeaders = (token, headers)
+        authorizedHeaders = AuthorizedHeaders(token: token, headers: headers)
         return headers
     }
 
@@ -150,6 +150,19 @@ public final class VehicleReporter: Sendable {
                 status: outcome.status, tokenFingerprint: outcome.tokenFingerprint, attempts: outcome.attempts)
         } catch {
             try FleetServiceError.rethrow(error, scope: context.scope)
+        }
+    }
+}
+
+extension VehicleReporter {
+    /// A vehicle's update headers and the token whose `Authorization` they carry. `dump` and
+    /// mirrors show the token's fingerprint and the headers' names, never the header's value.
+    private struct AuthorizedHeaders: CustomReflectable {
+        let token: AuthToken
+        let headers: [String: String]
+
+        var customMirror: Mirror {
+            Mirror(self, children: ["token": token, "headerNames": headers.keys.sorted()], displayStyle: .struct)
         }
     }
 }

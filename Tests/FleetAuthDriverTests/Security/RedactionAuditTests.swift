@@ -151,4 +151,39 @@ struct RedactionAuditTests {
             for part in token.split(separator: ".") { #expect(!dumped.contains(part)) }
         }
     }
+
+    /// A reporter keeps its last update's headers with the token they carry: `dump` shows the
+    /// token's fingerprint and the headers' names, never the `Authorization` value.
+    @Test func dumpingAReporterShowsNoTokenItsUpdatesCarried() async throws {
+        let clock = ManualWallClock()
+        let transport = InMemoryTransport(clock: clock)
+        let backend = InMemoryTokenBackend(clock: clock)
+        transport.mount(backend, at: "/token")
+        transport.mount(InMemoryFleetService(clock: clock))
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
+        let reporter = try VehicleReporter(
+            fleetService: FleetServiceEndpoint(
+                baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
+            vehicleID: "v-1", authorization: provider, transport: transport, clock: clock)
+        let receipt = try await reporter.report(VehicleLocation(latitude: 1, longitude: 2, timestamp: clock.now()))
+        let token = try #require(backend.issuedTokens.last)
+        var dumped = ""
+        dump(reporter, to: &dumped, maxDepth: 12)
+        for part in token.split(separator: ".") { #expect(!dumped.contains(part), "\(dumped)") }
+        #expect(dumped.contains(receipt.tokenFingerprint) && dumped.contains("Authorization"), "\(dumped)")
+    }
+
+    /// A token URL may carry an API key in its query, or user info: `print`, `dump` and
+    /// mirrors of an endpoint show neither, and keep the placeholders.
+    @Test func printingAnEndpointShowsNoQueryValueOrUserInfo() {
+        let endpoint = TokenEndpoint(
+            url: "https://user:pa55@api.example.com/token/{vehicleId}?key=SECRET&region=eu#frag")
+        var dumped = ""
+        dump(endpoint, to: &dumped)
+        for text in [String(describing: endpoint), String(reflecting: endpoint), dumped] {
+            for secret in ["SECRET", "pa55", "user", "frag", "eu"] { #expect(!text.contains(secret), "\(text)") }
+            #expect(text.contains("https://api.example.com/token/{vehicleId}?key=hidden&region=hidden"), "\(text)")
+        }
+    }
 }
