@@ -231,9 +231,11 @@ package struct EndpointChecker: Sendable {
                     "transport", .failure, insecure ? "plain http to a host other than loopback" : error.message,
                     fix: insecure
                         ? "serve the endpoint over https: the app's credential and the token would cross the network in clear text; for a trusted test network only, pass --allow-insecure-http (Swift: allowsInsecureHTTP: true)"
-                        : error.reason == .invalidConfiguration && error.message.contains("placeholder")
-                            ? "use \(URLTemplate.placeholderList(for: [options.scope.kind])) for a \(options.scope.kind) ID"
-                            : "pass an absolute https URL"))
+                        : error.reason == .invalidConfiguration && error.message.contains("before its path")
+                            ? "write the host in full, and put the placeholder in the path or the query: https://api.example.com/token/{vehicleId}"
+                            : error.reason == .invalidConfiguration && error.message.contains("placeholder")
+                                ? "use \(URLTemplate.placeholderList(for: [options.scope.kind])) for a \(options.scope.kind) ID"
+                                : "pass an absolute https URL"))
             return nil
         }
         let scheme = request.url.scheme ?? "?"

@@ -23,6 +23,16 @@ struct CheckerFirstMistakeTests {
             ), "\(run.output)")
     }
 
+    /// A placeholder in the host is refused before any request, naming the rule and the fix,
+    /// as the SDK refuses it when the provider is made.
+    @Test(arguments: ["http://{vehicleId}.localhost:8080/token", "https://api.example.com@{vehicleId}/token"])
+    func aPlaceholderInTheHostIsRefusedBeforeAnyRequest(url: String) async {
+        let run = await CommandRun.checkEndpoint(["--url", url, "--vehicle-id", "attacker"])
+        #expect(run.status == 1)
+        #expect(run.line("transport")?.contains("placeholders may stand only in the path and the query") == true)
+        #expect(run.output.contains("fix: write the host in full"), "\(run.output)")
+    }
+
     @Test func aUnitMixUpGetsTheExpiryUnitThatAgrees() async {
         let run = await check(
             "/token/custom-keys",
