@@ -251,6 +251,18 @@ public final class URLSessionTransport: HTTPTransport {
     /// query or fragment, so that nothing the request carried reaches a log through it.
     package static func translate(_ error: any Error, for request: TransportRequest) -> any Error {
         guard let urlError = error as? URLError else { return error }
+        if let problem = secureConnectionProblem(urlError) {
+            let code = urlError.code == .unknown ? URLError.Code.secureConnectionFailed : urlError.code
+            let fix =
+                [.clientCertificateRejected, .clientCertificateRequired].contains(code)
+                ? "Give the app's session the client certificate the server asks for (its delegate answers the client-certificate challenge)."
+                : "Serve a certificate that an authority the device trusts signed for this host name; to trust another one on Apple platforms, pass URLSessionTransport(session:) a session whose delegate accepts it (certificate pinning)."
+            return FleetAuthError(
+                reason: .secureConnectionFailed,
+                message:
+                    "The TLS connection to \(request.url.host ?? "the server") failed (\(problem); URLError \(code.rawValue)), so nothing was sent; a retry will not change it. \(fix)",
+                url: request.url, underlyingError: URLError(code, userInfo: safeUserInfo(for: request.url)))
+        }
         let safe = URLError(urlError.code, userInfo: safeUserInfo(for: request.url))
         switch urlError.code {
         case .cancelled: return CancellationError()
@@ -261,6 +273,27 @@ public final class URLSessionTransport: HTTPTransport {
                     "No answer within \(String(format: "%.1f", request.timeout)) s; check that the server is up, or raise the timeout.",
                 url: request.url, underlyingError: safe)
         default: return safe
+        }
+    }
+
+    /// What went wrong in a TLS connection that failed, or `nil` for another failure. Apple's
+    /// URLSession names it by code; FoundationNetworking reports libcurl's TLS failures as
+    /// code -1 (unknown) with libcurl's words ("SSL certificate problem: self-signed
+    /// certificate"), which name the server's certificate and nothing the request carried.
+    private static func secureConnectionProblem(_ error: URLError) -> String? {
+        switch error.code {
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
+            return "the server's certificate is not signed by an authority the device trusts"
+        case .serverCertificateHasBadDate: return "the server's certificate has expired"
+        case .serverCertificateNotYetValid: return "the server's certificate is not valid yet"
+        case .secureConnectionFailed: return "the TLS handshake failed"
+        case .clientCertificateRejected, .clientCertificateRequired:
+            return "the server asked for a client certificate it did not get or refused"
+        case .unknown:
+            let words = error.localizedDescription
+            guard words.hasPrefix("SSL") || words.contains("certificate") || words.contains("TLS") else { return nil }
+            return String(words.prefix(200)).escapingControlCharacters
+        default: return nil
         }
     }
 

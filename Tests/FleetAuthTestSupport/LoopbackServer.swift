@@ -87,6 +87,16 @@ package final class LoopbackServer: Sendable {
         return url("/scripted/\(id)")
     }
 
+    /// `https://127.0.0.1:PORT` + `path` on the fixture's TLS listener, whose self-signed
+    /// certificate no device trusts.
+    package func untrustedTLSURL(_ path: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.asyncData(from: URL(string: url("/fixture/tls-port"))!)
+        guard let port = (try JSONSerialization.jsonObject(with: data) as? [String: Int])?["port"], port > 0 else {
+            throw StartFailure(description: "the fixture has no TLS listener")
+        }
+        return "https://127.0.0.1:\(port)" + path
+    }
+
     /// How many requests the fixture has seen for `key`.
     package func requestCount(key: String) async throws -> Int {
         let (data, _) = try await URLSession.shared.asyncData(from: URL(string: url("/stats"))!)

@@ -114,4 +114,28 @@ struct HostileNetworkTests {
             for secret in ["operator-credential-5f3a", Self.apiKey] { #expect(!text.contains(secret), "\(text)") }
         }
     }
+
+    /// A backend whose certificate the device does not trust is named as such, with the fix,
+    /// after one attempt: not "network error", and not retried as if it were an outage. The
+    /// message holds no header value sent.
+    @Test(arguments: [false, true])
+    func anUntrustedCertificateIsNamedWithItsFix(appSession: Bool) async throws {
+        let url = try await server.untrustedTLSURL("/token/token-only")
+        let attempts = LockedState(0)
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(
+                url: url, format: .tokenOnly,
+                headers: { _ in ["Authorization": Self.credential, "X-Api-Key": Self.apiKey] }),
+            transport: Self.transport(appSession: appSession),
+            observer: { event in if case .fetchStarted = event.detail { attempts.withLock { $0 += 1 } } })
+        let error = try await #require(throws: FleetAuthError.self) {
+            _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "v-42"))
+        }
+        #expect(error.code == .transportFailure)
+        #expect(!error.isTransient)
+        #expect(error.message.contains("The TLS connection to 127.0.0.1 failed"), "\(error.message)")
+        #expect(error.message.contains("Serve a certificate that an authority the device trusts signed"))
+        #expect(attempts.withLock { $0 } == 1)
+        for secret in ["operator-credential-5f3a", Self.apiKey] { #expect(!error.description.contains(secret)) }
+    }
 }

@@ -55,8 +55,10 @@ public struct FleetAuthError: Error, CustomStringConvertible {
         case invalidConfiguration, insecureEndpoint
         /// The app's header provider threw.
         case credentialsUnavailable
-        /// The backend was not reached, did not answer in time, or redirected.
-        case transportFailure, timedOut, redirectRefused
+        /// The backend was not reached, did not answer in time, or redirected;
+        /// `secureConnectionFailed` is a TLS connection the device does not trust (a certificate
+        /// that is self-signed, expired or for another name), which no retry changes.
+        case transportFailure, timedOut, redirectRefused, secureConnectionFailed
         /// The backend answered with a status other than 2xx.
         case unexpectedStatus
         /// The answer is unusable: too large, not the format, not a JWT, no or disagreeing
@@ -83,7 +85,7 @@ public struct FleetAuthError: Error, CustomStringConvertible {
             case .missingContext, .invalidContext: .invalidContext
             case .invalidConfiguration, .insecureEndpoint: .invalidConfiguration
             case .credentialsUnavailable: .credentialsUnavailable
-            case .transportFailure, .redirectRefused: .transportFailure
+            case .transportFailure, .redirectRefused, .secureConnectionFailed: .transportFailure
             case .timedOut: .timedOut
             case .unexpectedStatus: .unexpectedStatus
             case .responseTooLarge, .malformedResponse, .malformedToken, .missingExpiry, .expiryMismatch,

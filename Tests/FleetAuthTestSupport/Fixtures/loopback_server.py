@@ -13,12 +13,14 @@ Routes: /token/{shape} (a token in that response shape), /token/driver/{vehicleI
 transport conformance suite and hostile answers: redirect-elsewhere/{status}/{key} points at
 the fixture's second port, another origin of the same host, which counts what reaches it
 as `elsewhere-<key>` and `elsewhere-credential-<key>`; gzip?mib=N; chunked-endless[?mib=N];
-echo-401), and GET /stats: a JSON object
+echo-401), GET /fixture/tls-port (the port of a third listener that speaks TLS with a
+self-signed certificate, test-only: a backend whose certificate no device trusts), and GET
+/stats: a JSON object
 of counts since the server started (token requests under the shape's name, such as
 `jwt-expiration-timestamp`; fleet calls as `fleet-accepted-<id>` and `fleet-rejected-<id>`),
 never reset.
 """
-import base64, hashlib, http.server, json, sys, threading, time, urllib.parse, zlib
+import base64, hashlib, http.server, json, os, ssl, sys, threading, time, urllib.parse, zlib
 
 # A test-only 1024-bit RSA key, generated for this fixture. It signs nothing outside these tests.
 # 1024 bits, not 2048, so that the fixture keeps up with a fleet simulator: Python signs with
@@ -222,6 +224,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         parts = [p for p in url.path.split("/") if p]
         if parts[:1] == ["conformance"]:
             return self.conformance(parts[1:], url, query, body)
+        if parts == ["fixture", "tls-port"]:
+            return self.reply(200, json.dumps({"port": TLS_PORT}).encode())
         if parts == ["fixture", "fleet-routes"]:
             routes = [{"collection": c, "kind": k, "method": m, "claimKey": key}
                       for c, (k, m, key) in FLEET_ROUTES.items()]
@@ -464,6 +468,23 @@ class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
 
+def serve_tls():
+    """A third listener that speaks TLS with the fixture's self-signed, test-only certificate
+    (for 127.0.0.1): what a backend whose certificate no device trusts looks like. Its port is
+    GET /fixture/tls-port."""
+    global TLS_PORT
+    here = os.path.dirname(os.path.abspath(__file__))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(os.path.join(here, "loopback-tls-cert.pem"), os.path.join(here, "loopback-tls-key.pem"))
+    server = Server(("127.0.0.1", 0), Handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    TLS_PORT = server.server_address[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+
+TLS_PORT = 0
+
+
 def main():
     global ELSEWHERE_PORT
     server = Server(("127.0.0.1", 0), Handler)
@@ -472,6 +493,7 @@ def main():
     elsewhere = Server(("127.0.0.1", 0), Handler)
     ELSEWHERE_PORT = elsewhere.server_address[1]
     threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
+    serve_tls()
     print(f"PORT {server.server_address[1]}", flush=True)
     sys.stdin.read()  # returns at EOF: the test process has gone
     server.shutdown()

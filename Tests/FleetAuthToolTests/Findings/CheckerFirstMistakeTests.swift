@@ -33,6 +33,16 @@ struct CheckerFirstMistakeTests {
         #expect(run.output.contains("fix: write the host in full"), "\(run.output)")
     }
 
+    /// A backend whose certificate no device trusts: the certificate is named, with the fix,
+    /// after one attempt, not "network error" four times.
+    @Test func anUntrustedCertificateIsNamedAfterOneAttempt() async throws {
+        let url = try await server.untrustedTLSURL("/token/driver/{vehicleId}")
+        let run = await CommandRun.checkEndpoint(["--url", url, "--vehicle-id", "v-42"])
+        #expect(run.status == 1)
+        #expect(run.line("request")?.contains("The TLS connection to 127.0.0.1 failed") == true, "\(run.output)")
+        #expect(run.output.contains("Serve a certificate") && !run.output.contains("attempts"), "\(run.output)")
+    }
+
     @Test func aUnitMixUpGetsTheExpiryUnitThatAgrees() async {
         let run = await check(
             "/token/custom-keys",
