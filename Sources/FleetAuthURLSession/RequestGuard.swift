@@ -66,7 +66,9 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         let continuation: CheckedContinuation<(Data, URLResponse), any Error>
         var data = Data()
         var response: URLResponse?
-        var refusal: FleetAuthError?
+        /// Whether the caller has its answer already (a refusal, or a cancel): whatever the
+        /// task still delivers is dropped unread.
+        var answered = false
         /// The answer of an HTTP challenge the guard cancelled for want of a credential: the
         /// caller gets it when the cancelled task completes.
         var declinedChallenge: URLResponse?
@@ -115,39 +117,36 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let refusal = lock.withLock { () -> FleetAuthError? in
-            guard var state = tasks[dataTask.taskIdentifier] else { return nil }
+        let (allowed, refusal) = lock.withLock { () -> (Bool, Refusal?) in
+            guard var state = tasks[dataTask.taskIdentifier], !state.answered else { return (false, nil) }
             state.response = response
-            let announced = response.expectedContentLength
-            if announced > Int64(state.cap) {
-                state.refusal = Self.tooLarge(state, "announces \(announced) bytes (Content-Length)", response)
-            }
             tasks[dataTask.taskIdentifier] = state
-            return state.refusal
+            let announced = response.expectedContentLength
+            guard announced > Int64(state.cap) else { return (true, nil) }
+            let error = Self.tooLarge(state, "announces \(announced) bytes (Content-Length)", response)
+            return (false, answering(dataTask).map { Refusal(error: error, continuation: $0) })
         }
         // FoundationNetworking on Linux ignores the disposition, hence the explicit cancel.
-        completionHandler(refusal == nil ? .allow : .cancel)
+        completionHandler(allowed ? .allow : .cancel)
         if let refusal { refuse(dataTask, refusal) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let refusal = lock.withLock { () -> FleetAuthError? in
-            guard var state = tasks[dataTask.taskIdentifier], state.refusal == nil else { return nil }
+        let refusal = lock.withLock { () -> Refusal? in
+            guard var state = tasks[dataTask.taskIdentifier], !state.answered else { return nil }
             state.data.append(data)
             peak = max(peak, state.data.count)
-            if state.data.count > state.cap {
-                state.refusal = Self.tooLarge(state, "grew past \(state.cap) bytes while streaming", state.response)
-                state.data = Data()
-            }
             tasks[dataTask.taskIdentifier] = state
-            return state.refusal
+            guard state.data.count > state.cap else { return nil }
+            let error = Self.tooLarge(state, "grew past \(state.cap) bytes while streaming", state.response)
+            return answering(dataTask).map { Refusal(error: error, continuation: $0) }
         }
         if let refusal { refuse(dataTask, refusal) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let state = lock.withLock({ tasks.removeValue(forKey: task.taskIdentifier) }) else { return }
-        guard state.refusal == nil else { return }  // answered when it was refused
+        guard !state.answered else { return }  // answered when it was refused or cancelled
         if let declined = state.declinedChallenge {
             state.continuation.resume(returning: (state.data, declined))
         } else if let error {
@@ -165,20 +164,38 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         lock.withLock { tasks[task.taskIdentifier]?.declinedChallenge = failure }
     }
 
-    /// Answers the caller with `refusal` at once, and cancels `task`. The task stays followed
-    /// until it completes, so that whatever still arrives is dropped unread: on Linux a fast
-    /// body can keep FoundationNetworking's work queue, which the cancel waits for, busy for
-    /// seconds, and the caller does not wait for that.
-    private func refuse(_ task: URLSessionTask, _ refusal: FleetAuthError) {
-        let continuation = lock.withLock { tasks[task.taskIdentifier]?.continuation }
-        continuation?.resume(throwing: refusal)
-        Self.cancel(task)
+    /// A refused body's error, and the caller it goes to.
+    private struct Refusal {
+        let error: FleetAuthError
+        let continuation: CheckedContinuation<(Data, URLResponse), any Error>
     }
 
-    /// Cancels `task` from another queue: on Linux `cancel()` waits for the session's work
-    /// queue, which a fast body keeps busy, and this delegate's queue must keep draining.
-    private static func cancel(_ task: URLSessionTask) {
-        DispatchQueue.global().async { task.cancel() }
+    /// Marks `task`'s caller answered and returns its continuation, or `nil` when it was
+    /// answered already (or the task is not followed). Only with `lock` held.
+    private func answering(_ task: URLSessionTask) -> CheckedContinuation<(Data, URLResponse), any Error>? {
+        guard var state = tasks[task.taskIdentifier], !state.answered else { return nil }
+        state.answered = true
+        state.data = Data()
+        tasks[task.taskIdentifier] = state
+        return state.continuation
+    }
+
+    /// Answers the caller with the refusal at once, and cancels `task`. The task stays followed
+    /// until it completes, so that whatever still arrives is dropped unread: on Linux a fast
+    /// body can keep FoundationNetworking's lane, which the cancel waits for, busy for as long
+    /// as it flows, and the caller does not wait for that.
+    private func refuse(_ task: URLSessionTask, _ refusal: Refusal) {
+        refusal.continuation.resume(throwing: refusal.error)
+        BlockingCalls.cancel(task)
+    }
+
+    /// Answers `task`'s caller with `CancellationError` at once, unless it has its answer
+    /// already, and cancels the task: the caller does not wait for the task to complete, which
+    /// on Linux waits for FoundationNetworking's lane.
+    func cancel(_ task: URLSessionTask) {
+        guard let continuation = lock.withLock({ answering(task) }) else { return }
+        continuation.resume(throwing: CancellationError())
+        BlockingCalls.cancel(task)
     }
 
     private static func tooLarge(_ state: TaskState, _ what: String, _ response: URLResponse?) -> FleetAuthError {

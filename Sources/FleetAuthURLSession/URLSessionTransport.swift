@@ -218,12 +218,17 @@ public final class URLSessionTransport: HTTPTransport {
         let urlRequest = Self.urlRequest(for: request)
         let guarded = request.asksForToken ? tokenRequests : requests
         let cap = configuration.maximumResponseBytes
-        let box = DataTaskBox()
+        let box = DataTaskBox(requestGuard: guarded.requestGuard)
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = guarded.session.dataTask(with: urlRequest)
-                guarded.requestGuard.follow(task, request: request, cap: cap, continuation: continuation)
-                box.start(task)
+                guard box.wait(continuation) else { return }
+                BlockingCalls.start(asksForToken: request.asksForToken) {
+                    box.start { continuation in
+                        let task = guarded.session.dataTask(with: urlRequest)
+                        guarded.requestGuard.follow(task, request: request, cap: cap, continuation: continuation)
+                        return task
+                    }
+                }
             }
         } onCancel: {
             box.cancel()
@@ -316,29 +321,56 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// Holds a data task so that cancellation, which may arrive before or after the task
-/// starts, always reaches it.
+/// One send's caller and data task, so that cancellation, which may arrive before the task
+/// is made, while it is made, or after, always answers the caller at once and reaches the
+/// task. `start(_:)` runs where ``BlockingCalls`` starts tasks.
 private final class DataTaskBox: @unchecked Sendable {
-    // Safe because `task` and `cancelled` are only read and written while `lock` is held.
+    // Safe because `continuation`, `task` and `cancelled` are only read and written while
+    // `lock` is held, and `requestGuard` is set once in init.
     private let lock = NSLock()
+    /// The caller, until its task is made and followed by the guard, or it is cancelled.
+    private var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
     private var task: URLSessionDataTask?
     private var cancelled = false
+    private let requestGuard: RequestGuard
 
-    func start(_ task: URLSessionDataTask) {
-        lock.lock()
-        self.task = task
-        let cancelled = self.cancelled
-        lock.unlock()
-        // A task cancelled before it starts still runs its completion (with `cancelled`).
-        if cancelled { task.cancel() }
+    init(requestGuard: RequestGuard) { self.requestGuard = requestGuard }
+
+    /// Keeps the caller until the task is made; `false` (the caller answered with
+    /// `CancellationError`) when the send was cancelled already.
+    func wait(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
+        let cancelled = lock.withLock {
+            if !self.cancelled { self.continuation = continuation }
+            return self.cancelled
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    /// Makes the task with `make`, which hands the caller to the guard, and resumes it;
+    /// nothing when the send was cancelled first.
+    func start(_ make: (CheckedContinuation<(Data, URLResponse), any Error>) -> URLSessionDataTask) {
+        guard let continuation = lock.withLock({ self.continuation.take() }) else { return }
+        let task = make(continuation)
+        let cancelledMeanwhile = lock.withLock {
+            self.task = task
+            return cancelled
+        }
+        if cancelledMeanwhile { return requestGuard.cancel(task) }
         task.resume()
     }
 
+    /// Answers the caller with `CancellationError` at once and cancels its task, whenever
+    /// it comes.
     func cancel() {
-        lock.lock()
-        cancelled = true
-        let task = self.task
-        lock.unlock()
-        task?.cancel()
+        let (continuation, task) = lock.withLock {
+            cancelled = true
+            return (self.continuation.take(), self.task)
+        }
+        if let continuation {
+            continuation.resume(throwing: CancellationError())
+        } else if let task {
+            requestGuard.cancel(task)
+        }
     }
 }

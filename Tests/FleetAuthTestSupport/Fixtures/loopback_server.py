@@ -409,7 +409,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def token(self, shape, query, body):
         """/token/{shape}?vehicleId=…|tripId=… ; options: lifetime, fail (first N answers 503
         per key), retryAfter (their Retry-After, 0 unless set), key (counter key), status, wrongId, wildcard, expiryScale, iatOffset (seconds
-        added to the minting clock), contentType, pad (bytes of padding), and mint's flags."""
+        added to the minting clock), contentType, pad (bytes of padding), and mint's flags. A vehicle ID
+        that starts with `endless-` gets a chunked body that never ends (with mib, after that many MiB)."""
         if body:
             try:
                 query.update({k: v for k, v in json.loads(body).items() if isinstance(v, str)})
@@ -432,6 +433,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             claim_key, object_id = "trackingid", query["trackingId"]
         else:
             return self.reply(400, b'{"error":"name a vehicleId or tripId"}')
+        if object_id.startswith("endless-"):
+            # A vehicle whose token answer is a body that never ends (or ends after `mib` MiB).
+            return self.chunked_endless(limit=int(query.get("mib", "0")) << 20)
         if "wrongId" in query:
             object_id = "someone-else"
         if "wildcard" in query:
