@@ -36,6 +36,13 @@ enum BlockingCalls {
 
     /// Cancels `task` from the queue of cancels; returns at once.
     static func cancel(_ task: URLSessionTask) {
-        cancels.async { task.cancel() }
+        cancelling { task.cancel() }
+    }
+
+    /// Runs `cancel`, a call that cancels a task (FoundationNetworking's answer to a
+    /// cancelled challenge cancels its task where it is called), on the queue of cancels;
+    /// returns at once.
+    static func cancelling(_ cancel: @escaping @Sendable () -> Void) {
+        cancels.async(execute: cancel)
     }
 }

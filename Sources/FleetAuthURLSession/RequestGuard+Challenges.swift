@@ -1,3 +1,4 @@
+import FleetAuthCore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -34,29 +35,59 @@ extension RequestGuard {
         }
     }
 
-    /// `completionHandler`, made to keep URLSession's promise for the default handling on every
-    /// platform. FoundationNetworking leaves a task whose HTTP challenge gets
-    /// `.performDefaultHandling` waiting for good, and crashes on `.useCredential` without a
-    /// credential; there the guard cancels the challenge instead and answers the caller with
-    /// the challenge's 401 (or 407), as Apple's URLSession does when it has no credential to
-    /// offer.
+    /// `completionHandler`, made so that the caller hears of a challenge's outcome at once,
+    /// and no thread that must keep going waits for it:
+    /// - a cancelled challenge (the app's delegate refused it, or was gone) answers the caller
+    ///   at once with an error that says so, not with a transient "cancelled"; the cancel
+    ///   itself, which waits for FoundationNetworking's lane on Linux, runs aside;
+    /// - on Linux, a challenge left to the default handling or rejected answers the caller at
+    ///   once with the challenge's 401 (or 407), as Apple's URLSession does when it has no
+    ///   credential to offer: FoundationNetworking leaves such a task waiting for good, and
+    ///   crashes on `.useCredential` without a credential;
+    /// - a credential passed on starts the body anew: the task is sent again, and what it
+    ///   received before was the refusal's body.
     private func answering(
         _ challenge: URLAuthenticationChallenge, of task: URLSessionTask,
         with completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) -> @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void {
-        #if canImport(FoundationNetworking)
-            return { [self] disposition, credential in
-                let noCredential =
-                    disposition == .performDefaultHandling || (disposition == .useCredential && credential == nil)
-                guard noCredential, let failure = challenge.failureResponse else {
-                    return completionHandler(disposition, credential)
-                }
-                declineChallenge(of: task, answering: failure)
-                completionHandler(.cancelAuthenticationChallenge, nil)
+        { [self] disposition, credential in
+            switch disposition {
+            case .cancelAuthenticationChallenge:
+                answer(task, with: .failure(cancelled(challenge, of: task)))
+                BlockingCalls.cancelling { completionHandler(.cancelAuthenticationChallenge, nil) }
+            case .useCredential where credential != nil:
+                restartBody(of: task)
+                completionHandler(disposition, credential)
+            default:
+                #if canImport(FoundationNetworking)
+                    if let failure = challenge.failureResponse {
+                        answer(task, with: .success(failure))
+                        return BlockingCalls.cancelling { completionHandler(.cancelAuthenticationChallenge, nil) }
+                    }
+                #endif
+                completionHandler(disposition, credential)
             }
-        #else
-            return completionHandler
-        #endif
+        }
+    }
+
+    /// The error of a request whose challenge was cancelled: by the app's delegate, or by the
+    /// guard once the delegate was gone. A retry meets the same decision.
+    private func cancelled(_ challenge: URLAuthenticationChallenge, of task: URLSessionTask) -> FleetAuthError {
+        // The server-trust and client-certificate constants are Apple's only; each one's value
+        // is its name.
+        let kind =
+            switch challenge.protectionSpace.authenticationMethod {
+            case "NSURLAuthenticationMethodServerTrust": "server-trust"
+            case "NSURLAuthenticationMethodClientCertificate": "client-certificate"
+            case NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest: "HTTP authentication"
+            default: "authentication"
+            }
+        return FleetAuthError(
+            reason: .insecureEndpoint,
+            message:
+                "The \(kind) challenge of the request was cancelled: the app session's delegate refused it (for server trust: the server's certificate failed its check, such as certificate pinning), or was gone when it came. Nothing more was sent, and a retry will not change it; check the delegate's pins or credentials against this server.",
+            url: request(of: task)?.url ?? task.originalRequest?.url,
+            underlyingError: URLError(.userCancelledAuthentication))
     }
 
     /// Calls the method of `appDelegate` that URLSession would have called for `challenge`.

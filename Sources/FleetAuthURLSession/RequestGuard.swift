@@ -69,9 +69,6 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         /// Whether the caller has its answer already (a refusal, or a cancel): whatever the
         /// task still delivers is dropped unread.
         var answered = false
-        /// The answer of an HTTP challenge the guard cancelled for want of a credential: the
-        /// caller gets it when the cancelled task completes.
-        var declinedChallenge: URLResponse?
     }
 
     /// A guard for the transport's own session (`appSession` nil), or for the session derived
@@ -124,7 +121,7 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             let announced = response.expectedContentLength
             guard announced > Int64(state.cap) else { return (true, nil) }
             let error = Self.tooLarge(state, "announces \(announced) bytes (Content-Length)", response)
-            return (false, answering(dataTask).map { Refusal(error: error, continuation: $0) })
+            return (false, answering(dataTask).map { Refusal(error: error, continuation: $0.0) })
         }
         // FoundationNetworking on Linux ignores the disposition, hence the explicit cancel.
         completionHandler(allowed ? .allow : .cancel)
@@ -139,7 +136,7 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             tasks[dataTask.taskIdentifier] = state
             guard state.data.count > state.cap else { return nil }
             let error = Self.tooLarge(state, "grew past \(state.cap) bytes while streaming", state.response)
-            return answering(dataTask).map { Refusal(error: error, continuation: $0) }
+            return answering(dataTask).map { Refusal(error: error, continuation: $0.0) }
         }
         if let refusal { refuse(dataTask, refusal) }
     }
@@ -147,9 +144,7 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let state = lock.withLock({ tasks.removeValue(forKey: task.taskIdentifier) }) else { return }
         guard !state.answered else { return }  // answered when it was refused or cancelled
-        if let declined = state.declinedChallenge {
-            state.continuation.resume(returning: (state.data, declined))
-        } else if let error {
+        if let error {
             state.continuation.resume(throwing: URLSessionTransport.translate(error, for: state.request))
         } else if let response = state.response ?? task.response {
             state.continuation.resume(returning: (state.data, response))
@@ -158,10 +153,28 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         }
     }
 
-    /// Records that `task`'s HTTP challenge is cancelled for want of a credential, so that its
-    /// caller gets `failure`, the challenge's answer, when the task completes.
-    func declineChallenge(of task: URLSessionTask, answering failure: URLResponse) {
-        lock.withLock { tasks[task.taskIdentifier]?.declinedChallenge = failure }
+    /// Answers `task`'s caller now, unless it has its answer already: with the body received so
+    /// far and `outcome`'s response, or with its error. Whatever the task still delivers is
+    /// dropped.
+    func answer(_ task: URLSessionTask, with outcome: Result<URLResponse, FleetAuthError>) {
+        guard let (continuation, data) = lock.withLock({ answering(task) }) else { return }
+        switch outcome {
+        case .success(let response): continuation.resume(returning: (data, response))
+        case .failure(let error): continuation.resume(throwing: error)
+        }
+    }
+
+    /// Forgets what `task` received so far: it is sent again, with a credential.
+    func restartBody(of task: URLSessionTask) {
+        lock.withLock {
+            tasks[task.taskIdentifier]?.data = Data()
+            tasks[task.taskIdentifier]?.response = nil
+        }
+    }
+
+    /// The request `task` sends, while it is followed.
+    func request(of task: URLSessionTask) -> TransportRequest? {
+        lock.withLock { tasks[task.taskIdentifier]?.request }
     }
 
     /// A refused body's error, and the caller it goes to.
@@ -170,14 +183,16 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         let continuation: CheckedContinuation<(Data, URLResponse), any Error>
     }
 
-    /// Marks `task`'s caller answered and returns its continuation, or `nil` when it was
-    /// answered already (or the task is not followed). Only with `lock` held.
-    private func answering(_ task: URLSessionTask) -> CheckedContinuation<(Data, URLResponse), any Error>? {
+    /// Marks `task`'s caller answered and returns its continuation with the body received so
+    /// far, or `nil` when it was answered already (or the task is not followed). Only with
+    /// `lock` held.
+    private func answering(_ task: URLSessionTask) -> (CheckedContinuation<(Data, URLResponse), any Error>, Data)? {
         guard var state = tasks[task.taskIdentifier], !state.answered else { return nil }
+        let data = state.data
         state.answered = true
         state.data = Data()
         tasks[task.taskIdentifier] = state
-        return state.continuation
+        return (state.continuation, data)
     }
 
     /// Answers the caller with the refusal at once, and cancels `task`. The task stays followed
@@ -193,7 +208,7 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     /// already, and cancels the task: the caller does not wait for the task to complete, which
     /// on Linux waits for FoundationNetworking's lane.
     func cancel(_ task: URLSessionTask) {
-        guard let continuation = lock.withLock({ answering(task) }) else { return }
+        guard let (continuation, _) = lock.withLock({ answering(task) }) else { return }
         continuation.resume(throwing: CancellationError())
         BlockingCalls.cancel(task)
     }

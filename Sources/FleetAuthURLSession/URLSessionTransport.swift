@@ -223,10 +223,10 @@ public final class URLSessionTransport: HTTPTransport {
             try await withCheckedThrowingContinuation { continuation in
                 guard box.wait(continuation) else { return }
                 BlockingCalls.start(asksForToken: request.asksForToken) {
-                    box.start { continuation in
-                        let task = guarded.session.dataTask(with: urlRequest)
+                    box.start {
+                        guarded.session.dataTask(with: urlRequest)
+                    } follow: { task, continuation in
                         guarded.requestGuard.follow(task, request: request, cap: cap, continuation: continuation)
-                        return task
                     }
                 }
             }
@@ -263,7 +263,7 @@ public final class URLSessionTransport: HTTPTransport {
                 ? "Give the app's session the client certificate the server asks for (its delegate answers the client-certificate challenge)."
                 : "Serve a certificate that an authority the device trusts signed for this host name; to trust another one on Apple platforms, pass URLSessionTransport(session:) a session whose delegate accepts it (certificate pinning)."
             return FleetAuthError(
-                reason: .secureConnectionFailed,
+                reason: .insecureEndpoint,
                 message:
                     "The TLS connection to \(request.url.host ?? "the server") failed (\(problem); URLError \(code.rawValue)), so nothing was sent; a retry will not change it. \(fix)",
                 url: request.url, underlyingError: URLError(code, userInfo: safeUserInfo(for: request.url)))
@@ -347,16 +347,24 @@ private final class DataTaskBox: @unchecked Sendable {
         return !cancelled
     }
 
-    /// Makes the task with `make`, which hands the caller to the guard, and resumes it;
-    /// nothing when the send was cancelled first.
-    func start(_ make: (CheckedContinuation<(Data, URLResponse), any Error>) -> URLSessionDataTask) {
-        guard let continuation = lock.withLock({ self.continuation.take() }) else { return }
-        let task = make(continuation)
-        let cancelledMeanwhile = lock.withLock {
+    /// Makes the task with `make`, hands it and the caller to the guard with `follow`, and
+    /// resumes it; nothing when the send was cancelled first. The box keeps the caller while
+    /// `make` runs (on Linux it can wait for FoundationNetworking's lane), so that a cancel
+    /// meanwhile answers it at once.
+    func start(
+        _ make: () -> URLSessionDataTask,
+        follow: (URLSessionDataTask, CheckedContinuation<(Data, URLResponse), any Error>) -> Void
+    ) {
+        guard lock.withLock({ !cancelled }) else { return }
+        let task = make()
+        let continuation = lock.withLock {
             self.task = task
-            return cancelled
+            return self.continuation.take()
         }
-        if cancelledMeanwhile { return requestGuard.cancel(task) }
+        // Cancelled while it was made: the caller has its answer.
+        guard let continuation else { return BlockingCalls.cancel(task) }
+        follow(task, continuation)
+        if lock.withLock({ cancelled }) { return requestGuard.cancel(task) }
         task.resume()
     }
 

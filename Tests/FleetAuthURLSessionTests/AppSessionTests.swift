@@ -24,15 +24,27 @@ struct AppSessionTests {
         let calls = LockedState<[Bool]>([])
         /// What an app that owns its API client holds: the transport, through its client.
         let transport = LockedState<URLSessionTransport?>(nil)
+        /// The answer to each challenge in turn (`.useCredential` with a Basic credential);
+        /// the default handling once they run out.
+        let answers: [URLSession.AuthChallengeDisposition]
 
-        init(queue: OperationQueue) { self.queue = queue }
+        init(queue: OperationQueue, answers: [URLSession.AuthChallengeDisposition] = []) {
+            self.queue = queue
+            self.answers = answers
+        }
 
         func urlSession(
             _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
-            calls.withLock { $0.append(OperationQueue.current === queue) }
-            completionHandler(.performDefaultHandling, nil)
+            let index = calls.withLock {
+                $0.append(OperationQueue.current === queue)
+                return $0.count - 1
+            }
+            let answer = index < answers.count ? answers[index] : .performDefaultHandling
+            let credential =
+                answer == .useCredential ? URLCredential(user: "app", password: "pa55", persistence: .none) : nil
+            completionHandler(answer, credential)
         }
     }
 
@@ -92,9 +104,51 @@ struct AppSessionTests {
                 session: URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: delegate.queue))
         }
         let url = try await basicChallengeURL()
-        await #expect(throws: (any Error).self, "the 401 came back as if the delegate had answered") {
+        let error = try await #require(throws: FleetAuthError.self, "the 401 came back as if the delegate had answered")
+        {
             _ = try await transport.send(TransportRequest(url: url))
         }
+        #expect(error.code == .invalidConfiguration && !error.isTransient, "\(error)")
+        #expect(error.message.contains("or was gone when it came"), "\(error.message)")
+    }
+
+    /// An app delegate that cancels a challenge (a pinning delegate refusing a certificate
+    /// does so) is an error that says so and is not retried, not a transient "cancelled".
+    @Test func aChallengeTheAppsDelegateCancelsIsNamedNotRetried() async throws {
+        let queue = Self.appQueue()
+        let delegate = ChallengeRecorder(queue: queue, answers: [.cancelAuthenticationChallenge])
+        let appSession = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
+        defer { appSession.invalidateAndCancel() }
+        let transport = URLSessionTransport(session: appSession)
+        let url = try await basicChallengeURL()
+        let error = try await #require(throws: FleetAuthError.self) {
+            _ = try await transport.send(TransportRequest(url: url))
+        }
+        #expect(error.code == .invalidConfiguration && !error.isTransient, "\(error)")
+        #expect(
+            error.message.contains("HTTP authentication challenge of the request was cancelled"), "\(error.message)")
+        #expect(delegate.calls.withLock { $0 } == [true])
+    }
+
+    /// A credential the app's delegate gives sends the request again; the answer the caller
+    /// gets holds the last answer's body only, not the refusal's before it.
+    @Test func aCredentialGivenSendsAgainAndTheBodyIsTheLastAnswers() async throws {
+        let queue = Self.appQueue()
+        let delegate = ChallengeRecorder(
+            queue: queue,
+            answers: [.useCredential, .performDefaultHandling])
+        let appSession = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
+        defer { appSession.invalidateAndCancel() }
+        let transport = URLSessionTransport(session: appSession)
+        let body = Data(#"{"error":"invalid_token"}"#.utf8)
+        let url = try #require(
+            URL(
+                string: try await server.scriptedURL(
+                    status: 401, headers: ["WWW-Authenticate": "Basic realm=\"fleet\""], body: body)))
+        let response = try await transport.send(TransportRequest(url: url))
+        #expect(response.status == 401)
+        #expect(response.body == body, "\(String(decoding: response.body, as: UTF8.self))")
+        #expect(delegate.calls.withLock { $0 }.count == 2)
     }
 
     /// A session with a cookie store: a `Set-Cookie` from the token backend is neither stored

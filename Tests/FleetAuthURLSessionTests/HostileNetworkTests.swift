@@ -131,7 +131,7 @@ struct HostileNetworkTests {
         let error = try await #require(throws: FleetAuthError.self) {
             _ = try await provider.token(for: DriverAuthorizationContext(vehicleID: "v-42"))
         }
-        #expect(error.code == .transportFailure)
+        #expect(error.code == .invalidConfiguration)
         #expect(!error.isTransient)
         #expect(error.message.contains("The TLS connection to 127.0.0.1 failed"), "\(error.message)")
         #expect(error.message.contains("Serve a certificate that an authority the device trusts signed"))

@@ -115,17 +115,18 @@ package struct URLTemplate: Sendable {
 
     /// The token URL `text`, a template or not, as messages and mirrors show a URL,
     /// placeholders kept: no user info or fragment, and every query value hidden
-    /// (`?key=hidden`).
+    /// (`?key=hidden`; an item without `=` shows as `=hidden`). Hiding too much is harmless
+    /// here: an `@` in the path takes what comes before it along with the user info.
     package static func redacted(_ text: String) -> String {
         var shown = text
-        if let fragment = shown.firstIndex(of: "#") { shown = String(shown[..<fragment]) }
+        // User info ends at the last `@` before the query: a password may hold `/` or `#`.
         let authority = authorityStart(of: shown)
-        if let at = shown[authority..<pathStart(of: shown)].lastIndex(of: "@") {
-            shown.removeSubrange(authority...at)
-        }
+        let query = shown[authority...].firstIndex(of: "?") ?? shown.endIndex
+        if let at = shown[authority..<query].lastIndex(of: "@") { shown.removeSubrange(authority...at) }
+        if let fragment = shown.firstIndex(of: "#") { shown = String(shown[..<fragment]) }
         if let query = shown.firstIndex(of: "?") {
             let items = shown[shown.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
-                .map { item in item.firstIndex(of: "=").map { item[..<$0] + "=hidden" } ?? String(item) }
+                .map { item in item.isEmpty ? "" : (item.firstIndex(of: "=").map { item[..<$0] } ?? "") + "=hidden" }
             shown = shown[...query] + items.joined(separator: "&")
         }
         return shown.escapingControlCharacters

@@ -208,9 +208,12 @@ package struct FetchGate: Sendable {
     package static func isRefusal(_ error: FleetAuthError) -> Bool {
         guard !error.isTransient else { return false }
         switch error.reason {
-        case .credentialsUnavailable, .signedOut, .missingContext, .invalidContext, .invalidConfiguration,
-            .insecureEndpoint:
+        case .credentialsUnavailable, .signedOut, .missingContext, .invalidContext, .invalidConfiguration:
             return false
+        case .insecureEndpoint:
+            // Plain http is refused before anything is sent; a server the device does not
+            // trust was tried (the transport's error is underneath), and answers so again.
+            return error.underlyingError != nil
         default: return true
         }
     }

@@ -51,14 +51,15 @@ public struct FleetAuthError: Error, CustomStringConvertible {
     package enum Reason: String, Hashable, Sendable, CustomStringConvertible {
         /// Caller mistakes: no context, or one with empty or malformed IDs.
         case missingContext, invalidContext
-        /// Configuration that cannot work; `insecureEndpoint` is plain `http` to a remote host.
+        /// Configuration that cannot work; `insecureEndpoint` is plain `http` to a remote host,
+        /// refused before anything is sent, or a server the device does not trust (a TLS
+        /// certificate that is self-signed, expired or for another name, or a challenge the
+        /// app's session delegate cancelled), with the transport's error underneath.
         case invalidConfiguration, insecureEndpoint
         /// The app's header provider threw.
         case credentialsUnavailable
-        /// The backend was not reached, did not answer in time, or redirected;
-        /// `secureConnectionFailed` is a TLS connection the device does not trust (a certificate
-        /// that is self-signed, expired or for another name), which no retry changes.
-        case transportFailure, timedOut, redirectRefused, secureConnectionFailed
+        /// The backend was not reached, did not answer in time, or redirected.
+        case transportFailure, timedOut, redirectRefused
         /// The backend answered with a status other than 2xx.
         case unexpectedStatus
         /// The answer is unusable: too large, not the format, not a JWT, no or disagreeing
@@ -85,7 +86,7 @@ public struct FleetAuthError: Error, CustomStringConvertible {
             case .missingContext, .invalidContext: .invalidContext
             case .invalidConfiguration, .insecureEndpoint: .invalidConfiguration
             case .credentialsUnavailable: .credentialsUnavailable
-            case .transportFailure, .redirectRefused, .secureConnectionFailed: .transportFailure
+            case .transportFailure, .redirectRefused: .transportFailure
             case .timedOut: .timedOut
             case .unexpectedStatus: .unexpectedStatus
             case .responseTooLarge, .malformedResponse, .malformedToken, .missingExpiry, .expiryMismatch,

@@ -29,20 +29,22 @@ package enum Base64URL {
         return Data(bytes)
     }
 
-    /// Whether `text` is unpadded or padded base64url, as ``decode(_:)`` would take it,
-    /// without decoding it: for a JWT's signature, which FleetAuth checks but never reads.
+    /// Whether `text` is unpadded or padded base64url of at least one byte, as ``decode(_:)``
+    /// would take it, without decoding it: for a JWT's signature, which FleetAuth checks but
+    /// never reads.
     package static func isEncoded(_ text: Substring) -> Bool {
         let characters = Array(text.utf8)
-        guard let end = unpaddedLength(characters) else { return false }
+        guard let end = unpaddedLength(characters), end > 0 else { return false }
         return characters[..<end].allSatisfy { sextets[Int($0)] < 64 }
     }
 
-    /// The length of `characters` without its padding, or `nil` when the padding or the
-    /// length cannot be base64url's.
+    /// The length of `characters` without its padding, or `nil` when the padding (at most two
+    /// `=`, completing a group of four) or the length cannot be base64url's.
     private static func unpaddedLength(_ characters: [UInt8]) -> Int? {
         var end = characters.count
         while end > 0, characters[end - 1] == UInt8(ascii: "=") { end -= 1 }
-        guard end == characters.count || characters.count % 4 == 0, end % 4 != 1 else { return nil }
+        let padding = characters.count - end
+        guard padding == 0 || (padding <= 2 && characters.count % 4 == 0), end % 4 != 1 else { return nil }
         return end
     }
 

@@ -201,7 +201,7 @@ package struct EndpointChecker: Sendable {
                 fix:
                     "the SDK retries this status and then fails: the endpoint must answer 200 with a token (\(error.message))"
             )
-        case .secureConnectionFailed:
+        case .insecureEndpoint:
             return Finding(
                 "request", .failure, error.message,
                 fix: "the SDK refuses this connection too, at once and without retrying: mend it as the line above says"

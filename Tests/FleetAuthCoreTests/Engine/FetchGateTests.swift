@@ -47,6 +47,17 @@ struct FetchGateTests {
         #expect(waits(after: 3, of: connection) == [5, 5, 5])
     }
 
+    /// A server the device does not trust answers so at every attempt: it backs off as a
+    /// refusal does. Plain http, refused before anything is sent, holds only the cooldown.
+    @Test func anUntrustedServerBacksOffAsARefusalAndPlainHTTPDoesNot() {
+        let untrusted = FleetAuthError(
+            reason: .insecureEndpoint, message: "The TLS connection failed.",
+            underlyingError: URLError(.serverCertificateUntrusted))
+        #expect(waits(after: 4, of: untrusted) == [5, 10, 20, 40])
+        let plainHTTP = FleetAuthError(reason: .insecureEndpoint, message: "Plain http to a remote host.")
+        #expect(waits(after: 3, of: plainHTTP) == [5, 5, 5])
+    }
+
     @Test func aFailureThatSentNoRequestHoldsOnlyTheCooldown() {
         let noCredential = FleetAuthError(reason: .credentialsUnavailable, message: "No credential.")
         #expect(waits(after: 4, of: noCredential) == [5, 5, 5, 5])

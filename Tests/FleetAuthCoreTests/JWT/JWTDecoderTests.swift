@@ -60,6 +60,8 @@ struct JWTDecoderTests {
         MalformedToken("signature with non-ASCII", signed("sïg")),
         MalformedToken("signature in plain base64", signed("ab+/")),
         MalformedToken("signature of impossible length", signed("abcde")),
+        MalformedToken("signature of padding only", signed("====")),
+        MalformedToken("signature with three padding characters", signed("ab======")),
     ]
 
     /// A token whose header and payload are sound, with `signature` after the second dot.

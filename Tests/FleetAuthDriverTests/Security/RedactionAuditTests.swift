@@ -185,5 +185,11 @@ struct RedactionAuditTests {
             for secret in ["SECRET", "pa55", "user", "frag", "eu"] { #expect(!text.contains(secret), "\(text)") }
             #expect(text.contains("https://api.example.com/token/{vehicleId}?key=hidden&region=hidden"), "\(text)")
         }
+        // A password holding `/`, `#` or `?`-free oddities, and a query item without a value.
+        for url in ["https://key:ab/cd#ef@api.example.com/t?s3cr3t", "https://key:ab@cd@api.example.com/t?s3cr3t&x=1"] {
+            let shown = String(describing: TokenEndpoint(url: url))
+            for secret in ["key", "ab", "cd", "ef", "s3cr3t", "=1"] { #expect(!shown.contains(secret), "\(shown)") }
+            #expect(shown.contains("api.example.com/t?"), "\(shown)")
+        }
     }
 }
