@@ -261,7 +261,7 @@ public final class URLSessionTransport: HTTPTransport {
             let fix =
                 [.clientCertificateRejected, .clientCertificateRequired].contains(code)
                 ? "Give the app's session the client certificate the server asks for (its delegate answers the client-certificate challenge)."
-                : "Serve a certificate that an authority the device trusts signed for this host name; to trust another one on Apple platforms, pass URLSessionTransport(session:) a session whose delegate accepts it (certificate pinning)."
+                : "Serve a certificate that an authority the device trusts signed for this host name; to trust another one, add its authority to the system's trust store (Linux), or pass URLSessionTransport(session:) a session whose delegate accepts it (Apple platforms; certificate pinning)."
             return FleetAuthError(
                 reason: .insecureEndpoint,
                 message:
@@ -380,5 +380,20 @@ private final class DataTaskBox: @unchecked Sendable {
         } else if let task {
             requestGuard.cancel(task)
         }
+    }
+}
+
+/// What `dump` and mirrors show of a transport: its options, and whether it sends through a
+/// session made from an app's. Not the sessions: an app's configuration may hold header values
+/// and stored credentials of the app's.
+extension URLSessionTransport: CustomReflectable {
+    /// The options, and whether the transport was made with an app's session.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "maximumResponseBytes": configuration.maximumResponseBytes, "madeWithAppSession": appSession != nil,
+            ],
+            displayStyle: .class)
     }
 }

@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthDriver
 import FleetAuthTestSupport
 import FleetAuthURLSession
 import Foundation
@@ -282,5 +283,29 @@ extension AppSessionTests {
         let response = try await transport.send(TransportRequest(url: try await basicChallengeURL(), timeout: 10))
         #expect(response.status == 401)
         #expect(response.header("WWW-Authenticate") == "Basic realm=\"fleet\"")
+    }
+}
+
+extension AppSessionTests {
+    /// `dump` of a provider, a reporter or the transport made with an app's session shows no
+    /// query value of the token URL, and none of what the app's session holds: its headers'
+    /// values, its stored credentials.
+    @Test func dumpsShowNoSecretOfTheEndpointOrTheAppsSession() throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-Api-Key": "sk-live-header-secret"]
+        let appSession = URLSession(configuration: configuration)
+        defer { appSession.invalidateAndCancel() }
+        let transport = URLSessionTransport(session: appSession)
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/driver/{vehicleId}?apiKey=query-secret")),
+            transport: transport)
+        let reporter = try VehicleReporter(
+            fleetService: FleetServiceEndpoint(baseURL: server.baseURL, providerID: "loopback-project"),
+            vehicleID: "v-42", authorization: provider, transport: transport)
+        for subject in [provider as Any, reporter, transport] {
+            var dumped = ""
+            dump(subject, to: &dumped, maxDepth: 20)
+            for secret in ["query-secret", "sk-live-header-secret"] { #expect(!dumped.contains(secret), "\(dumped)") }
+        }
     }
 }

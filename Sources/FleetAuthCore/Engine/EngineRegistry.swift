@@ -11,9 +11,24 @@ import Foundation
 /// fetch), so the registry stays small and a check costs a dictionary lookup, however many
 /// engines and scopes there are.
 final class EngineRegistry: Sendable {
+    /// Engines on one clock asking one token endpoint URL. `dump` and mirrors show the URL
+    /// as messages do, without its query values: the group is stored in every engine.
+    struct Group: Hashable, Sendable, CustomReflectable {
+        /// The manual clock's identity; `nil` for the real one.
+        let clock: ObjectIdentifier?
+        /// The endpoint's URL, as configured.
+        let url: String
+
+        var customMirror: Mirror {
+            Mirror(
+                self, children: ["clock": clock.map { "\($0)" } ?? "real", "url": URLTemplate.redacted(url)],
+                displayStyle: .struct)
+        }
+    }
+
     /// A scope served from a group's endpoint.
     private struct Key: Hashable {
-        let group: String
+        let group: Group
         let scope: AuthorizationScope
     }
 
@@ -26,14 +41,15 @@ final class EngineRegistry: Sendable {
     private let servers = LockedState<[Key: Set<ObjectIdentifier>]>([:])
 
     /// The group an engine of `configuration` belongs to.
-    static func group(of configuration: TokenProviderConfiguration) -> String {
-        let clock = (configuration.clock as? any SimulatedClock).map { "\(ObjectIdentifier($0 as AnyObject))" }
-        return "\(clock ?? "real") \(configuration.endpoint.url)"
+    static func group(of configuration: TokenProviderConfiguration) -> Group {
+        Group(
+            clock: (configuration.clock as? any SimulatedClock).map { ObjectIdentifier($0 as AnyObject) },
+            url: configuration.endpoint.url)
     }
 
     /// Records that engine `id` of `group` serves `scope`; returns how many engines alive
     /// serve it from there, this one included.
-    func add(_ id: ObjectIdentifier, serving scope: AuthorizationScope, in group: String) -> Int {
+    func add(_ id: ObjectIdentifier, serving scope: AuthorizationScope, in group: Group) -> Int {
         servers.withLock { servers in
             let key = Key(group: group, scope: scope)
             servers[key, default: []].insert(id)
@@ -42,7 +58,7 @@ final class EngineRegistry: Sendable {
     }
 
     /// Forgets engine `id` of `group`, which served `scopes` (called as it goes away).
-    func remove(_ id: ObjectIdentifier, serving scopes: [AuthorizationScope], in group: String) {
+    func remove(_ id: ObjectIdentifier, serving scopes: [AuthorizationScope], in group: Group) {
         servers.withLock { servers in
             for scope in scopes {
                 let key = Key(group: group, scope: scope)

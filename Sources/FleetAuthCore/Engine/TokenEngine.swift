@@ -32,7 +32,7 @@ package final class TokenEngine: Sendable {
     /// The endpoint and clock this engine shares with any other in the process
     /// (``EngineRegistry``), the scopes it recorded there, and whether it has warned of
     /// another provider serving one of them.
-    let registryGroup: String
+    let registryGroup: EngineRegistry.Group
     let registered = LockedState<(scopes: [AuthorizationScope], warned: Bool)>(([], false))
 
     /// Creates an engine; throws `invalidConfiguration` for unusable policies.
