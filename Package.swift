@@ -18,7 +18,11 @@ let package = Package(
     targets: [
         .target(name: "FleetAuthCore"),
         .target(name: "FleetAuthFleetService", dependencies: ["FleetAuthCore"]),
-        .target(name: "FleetAuthDriver", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
+        // The privacy manifest: VehicleReporter sends the vehicle's precise location, linked
+        // to the signed-in driver, for the app's functionality, never for tracking.
+        .target(
+            name: "FleetAuthDriver", dependencies: ["FleetAuthCore", "FleetAuthFleetService"],
+            resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "FleetAuthConsumer", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthURLSession", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),
         .target(name: "FleetAuthInMemory", dependencies: ["FleetAuthCore", "FleetAuthFleetService"]),

@@ -37,6 +37,10 @@ public struct TokenEndpoint: Sendable {
     /// The extra headers of each fetch (usually the app's own login credential), called for
     /// every fetch; if it throws, or has not returned when ``timeout`` runs out, the fetch
     /// fails with `credentialsUnavailable` and nothing is sent.
+    ///
+    /// Give the credential here, per request: `Authorization` is among the headers Apple's
+    /// URLSession reserves, which it may ignore in a session configuration's
+    /// `httpAdditionalHeaders` but sends when a request sets it.
     public var headers: @Sendable (AuthorizationScope) async throws -> [String: String]
     /// Seconds one request may take, the `headers` closure included. Default 15.
     public var timeout: TimeInterval
@@ -44,6 +48,8 @@ public struct TokenEndpoint: Sendable {
     public var maximumResponseBytes: Int
     /// Whether plain `http` to hosts other than loopback is allowed, which sends the token
     /// and the app's credential in clear text: for trusted test networks only. Default `false`.
+    /// On Apple platforms App Transport Security refuses such a request as well, unless the
+    /// app's `Info.plist` has an exception for the host (`NSAppTransportSecurity`).
     public var allowsInsecureHTTP: Bool
 
     /// Creates an endpoint description.
