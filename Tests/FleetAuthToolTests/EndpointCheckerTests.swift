@@ -390,6 +390,9 @@ struct FleetAuthCommandTests {
         (["--url", "u", "--vehicle-id", "v"], ["check-endpoint", "--url", "u", "--vehicle-id", "v"]),
         (["check-endpoint", "--url", "u"], ["check-endpoint", "--url", "u"]),
         (["--", "--url", "u"], ["check-endpoint", "--url", "u"]),
+        // Xcode adds the targets selected when the command runs from its menu.
+        (["--target", "DriverApp", "--url", "u", "--target", "DriverAppTests"], ["check-endpoint", "--url", "u"]),
+        (["--target=DriverApp", "--", "--url", "u"], ["check-endpoint", "--url", "u"]),
     ])
     func pluginForwardsItsArguments(given: [String], forwarded: [String]) {
         #expect(PluginArguments.forwarded(given) == forwarded)
@@ -411,6 +414,9 @@ struct FleetAuthCommandTests {
             encoding: .utf8)
         #expect(source.contains("PluginArguments.forwarded(arguments)"))
         #expect(source.contains(#"context.tool(named: "fleetauth")"#))
+        // Offered on an app's Xcode project too, where only Xcode compiles it.
+        #expect(source.contains("extension CheckTokenEndpoint: XcodeCommandPlugin"))
+        #expect(source.contains("#if canImport(XcodeProjectPlugin)"))
     }
 }
 
