@@ -122,14 +122,22 @@ struct TokenEndpointTests {
         "https://api.example.com/token/id}",
     ])
     func aTemplateAVehicleProviderCannotFillIsRefusedWhenTheProviderIsMade(template: String) {
+        #expect(refusalOfAVehicleProvider(with: template) != nil)
+    }
+
+    /// Why a vehicle provider with `template` could not be made (`invalidConfiguration`, no
+    /// request sent), or `nil` (an issue recorded) when it was made.
+    func refusalOfAVehicleProvider(with template: String) -> FleetAuthError? {
         let transport = InMemoryTransport()
+        defer { #expect(transport.requestCount == 0) }
         do {
             _ = try TokenProvider<VehicleOnly>(endpoint: TokenEndpoint(url: template), transport: transport)
             Issue.record("a provider was made with \(template)")
+            return nil
         } catch {
             #expect(error.reason == .invalidConfiguration)
+            return error
         }
-        #expect(transport.requestCount == 0)
     }
 
     /// A placeholder in the host, the port or the user info would let an ID choose where the
@@ -141,15 +149,8 @@ struct TokenEndpointTests {
         "https://api.example.com:{id}/token", "https://{id}", "{id}://api.example.com/token",
     ])
     func aPlaceholderBeforeThePathIsRefusedWhenTheProviderIsMade(template: String) {
-        let transport = InMemoryTransport()
-        do {
-            _ = try TokenProvider<VehicleOnly>(endpoint: TokenEndpoint(url: template), transport: transport)
-            Issue.record("a provider was made with \(template)")
-        } catch {
-            #expect(error.reason == .invalidConfiguration)
-            #expect(error.message.contains("placeholders may stand only in the path and the query"), "\(error.message)")
-        }
-        #expect(transport.requestCount == 0)
+        let message = refusalOfAVehicleProvider(with: template)?.message ?? ""
+        #expect(message.contains("placeholders may stand only in the path and the query"), "\(message)")
     }
 }
 
