@@ -16,7 +16,7 @@ import Foundation
 /// cores: two waiting calls would stop every task of the process, the fetch's own timeout
 /// included), nor on Dispatch's global pool, whose threads also run the guard's callbacks,
 /// which must keep dropping what a refused body still sends. Fleet calls start where they are
-/// asked to: the hop cost 5 to 28 % more CPU per request over loopback (five paired runs of
+/// asked to: the hop cost 5 to 28 % more CPU per request over loopback (eight paired runs of
 /// 4,000 requests), and a fleet service's answers are the platform's. On Apple platforms every
 /// data task starts where it is asked to.
 enum BlockingCalls {

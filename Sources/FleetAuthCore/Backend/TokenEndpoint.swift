@@ -216,14 +216,14 @@ public struct TokenEndpoint: Sendable {
 /// are the app's credential).
 extension TokenEndpoint: CustomStringConvertible, CustomReflectable {
     /// `TokenEndpoint(GET https://api.example.com/token/{vehicleId}?key=hidden)`.
-    public var description: String { "TokenEndpoint(\(method) \(URLTemplate.redacted(url)))" }
+    public var description: String { "TokenEndpoint(\(method) \(FleetAuthError.redacted(url)))" }
 
     /// The redacted URL, the method, the query names, the format and the limits.
     public var customMirror: Mirror {
         Mirror(
             self,
             children: [
-                "url": URLTemplate.redacted(url), "method": method, "idQueryName": idQueryName as Any,
+                "url": FleetAuthError.redacted(url), "method": method, "idQueryName": idQueryName as Any,
                 "taskQueryName": taskQueryName, "format": format, "timeout": timeout,
                 "maximumResponseBytes": maximumResponseBytes, "allowsInsecureHTTP": allowsInsecureHTTP,
             ], displayStyle: .struct)

@@ -113,25 +113,6 @@ package struct URLTemplate: Sendable {
         return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "{id}")
     }
 
-    /// The token URL `text`, a template or not, as messages and mirrors show a URL,
-    /// placeholders kept: no user info or fragment, and every query value hidden
-    /// (`?key=hidden`; an item without `=` shows as `=hidden`). Hiding too much is harmless
-    /// here: an `@` in the path takes what comes before it along with the user info.
-    package static func redacted(_ text: String) -> String {
-        var shown = text
-        // User info ends at the last `@` before the query: a password may hold `/` or `#`.
-        let authority = authorityStart(of: shown)
-        let query = shown[authority...].firstIndex(of: "?") ?? shown.endIndex
-        if let at = shown[authority..<query].lastIndex(of: "@") { shown.removeSubrange(authority...at) }
-        if let fragment = shown.firstIndex(of: "#") { shown = String(shown[..<fragment]) }
-        if let query = shown.firstIndex(of: "?") {
-            let items = shown[shown.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
-                .map { item in item.isEmpty ? "" : (item.firstIndex(of: "=").map { item[..<$0] } ?? "") + "=hidden" }
-            shown = shown[...query] + items.joined(separator: "&")
-        }
-        return shown.escapingControlCharacters
-    }
-
     /// Where the authority of `text` (user info, host and port) begins: after its scheme's
     /// `://`, or at its start.
     private static func authorityStart(of text: String) -> String.Index {

@@ -21,7 +21,7 @@ final class EngineRegistry: Sendable {
 
         var customMirror: Mirror {
             Mirror(
-                self, children: ["clock": clock.map { "\($0)" } ?? "real", "url": URLTemplate.redacted(url)],
+                self, children: ["clock": clock.map { "\($0)" } ?? "real", "url": FleetAuthError.redacted(url)],
                 displayStyle: .struct)
         }
     }

@@ -200,20 +200,28 @@ public struct FleetAuthError: Error, CustomStringConvertible {
     /// The backend URL as sent, safe to show: see `redacted(_:)`.
     package var redactedURL: String? { url.map(Self.redacted) }
 
-    /// The URL as sent, safe to show: scheme, host, port and path (control characters
-    /// escaped), then the query's item names with every value hidden (`?vehicleId=hidden`);
-    /// never user info or fragment. What FleetAuth's messages, descriptions and events show.
-    package static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return "<url>"
+    /// The URL as sent, safe to show: the rule for a URL's text, below.
+    package static func redacted(_ url: URL) -> String { redacted(url.absoluteString) }
+
+    /// A URL, or a token URL template, safe to show: scheme, host, port and path (control
+    /// characters escaped, placeholders kept), then the query's item names with every value
+    /// hidden (`?vehicleId=hidden`; an item without `=` shows as `=hidden`, as it may be a
+    /// key); never user info or fragment. What FleetAuth's messages, descriptions, events and
+    /// mirrors show. Hiding too much is harmless here: user info ends at the last `@` before
+    /// the query (a password may hold `/` or `#`), so an `@` in the path takes what comes
+    /// before it along.
+    package static func redacted(_ text: String) -> String {
+        var shown = text
+        let authority = text.range(of: "://")?.upperBound ?? text.startIndex
+        let query = shown[authority...].firstIndex(of: "?") ?? shown.endIndex
+        if let at = shown[authority..<query].lastIndex(of: "@") { shown.removeSubrange(authority...at) }
+        if let fragment = shown.firstIndex(of: "#") { shown = String(shown[..<fragment]) }
+        if let query = shown.firstIndex(of: "?") {
+            let items = shown[shown.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
+                .map { item in item.isEmpty ? "" : (item.firstIndex(of: "=").map { item[..<$0] } ?? "") + "=hidden" }
+            shown = shown[...query] + items.joined(separator: "&")
         }
-        components.user = nil
-        components.password = nil
-        components.fragment = nil
-        components.percentEncodedQueryItems = components.percentEncodedQueryItems?.map { item in
-            URLQueryItem(name: item.name, value: item.value == nil ? nil : "hidden")
-        }
-        return (components.string ?? "<url>").escapingControlCharacters
+        return shown.escapingControlCharacters
     }
 }
 

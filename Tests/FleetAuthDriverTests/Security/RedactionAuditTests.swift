@@ -191,5 +191,13 @@ struct RedactionAuditTests {
             for secret in ["key", "ab", "cd", "ef", "s3cr3t", "=1"] { #expect(!shown.contains(secret), "\(shown)") }
             #expect(shown.contains("api.example.com/t?"), "\(shown)")
         }
+        // Errors show a URL by the same rule: a bare query item may be a key too.
+        let error = FleetAuthError(
+            reason: .transportFailure, message: "No answer.",
+            url: URL(string: "https://user:pa55@api.example.com/t?s3cr3t&vehicleId=v-1#frag"))
+        for text in [error.description, String(reflecting: error)] {
+            for secret in ["s3cr3t", "pa55", "v-1", "frag"] { #expect(!text.contains(secret), "\(text)") }
+            #expect(text.contains("https://api.example.com/t?=hidden&vehicleId=hidden"), "\(text)")
+        }
     }
 }
