@@ -9,6 +9,7 @@ package struct ConditionNeverHeld: Error, CustomStringConvertible {
     package var description: String { "condition did not hold once settled at \(location)" }
 }
 
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 extension ManualWallClock {
     /// Waits until all the work on the clock is suspended (``ManualWallClock/settle()``), then
     /// returns what `probe` reads: for state that work reaches without time passing. Throws
@@ -24,6 +25,7 @@ extension ManualWallClock {
     }
 }
 
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 extension ManualWallClock {
     /// Runs `operation` on the clock without moving it (only deadlines already due are met)
     /// and returns its result: for a step a test expects to finish at once. If the step waits
@@ -34,6 +36,7 @@ extension ManualWallClock {
     }
 }
 
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 extension ManualWallClock {
     /// Waits until all the work on the clock is suspended, then requires at least `count`
     /// sleepers due within `within` seconds: where ``ManualWallClock/waitForSleepers(count:within:)``

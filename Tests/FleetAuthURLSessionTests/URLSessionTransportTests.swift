@@ -211,6 +211,7 @@ struct EndToEndTests {
         #expect(provider.statistics.cachedScopes == 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func hangingBackendTimesOutOnTheInjectedClock() async throws {
         let clock = ManualWallClock(now: Date())
         let requests = Counter()

@@ -65,14 +65,14 @@ final class SimulationExecutor: Sendable {
     /// executor); otherwise ends the drain and wakes the callers of ``settle()``.
     func runJobs(atMost limit: Int) -> Bool {
         for _ in 0..<limit {
-            let next = state.withLock { state -> (job: UnownedJob?, settled: [CheckedContinuation<Void, Never>]) in
+            let next = state.withLock { state -> (job: UnownedJob?, idleWaiters: [CheckedContinuation<Void, Never>]) in
                 if let job = state.takeJob() { return (job, []) }
                 state.draining = false
                 defer { state.settleWaiters.removeAll() }
                 return (nil, state.settleWaiters)
             }
             guard let job = next.job else {
-                for waiter in next.settled { waiter.resume() }
+                for waiter in next.idleWaiters { waiter.resume() }
                 return false
             }
             run(job)
@@ -123,12 +123,12 @@ final class SimulationExecutor: Sendable {
     /// Returns once no job is queued or running.
     func settle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let settled = state.withLock { state -> Bool in
+            let idle = state.withLock { state -> Bool in
                 if !state.draining { return true }
                 state.settleWaiters.append(continuation)
                 return false
             }
-            if settled { continuation.resume() }
+            if idle { continuation.resume() }
         }
     }
 }

@@ -95,6 +95,7 @@ struct TripMonitorTests {
         #expect(fleet.rejectedCount == 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func stoppingIterationCancelsPolling() async throws {
         var iterator: AsyncStream<TripUpdate>.Iterator? = monitor.updates(for: ["t-1"], every: 10).makeAsyncIterator()
         _ = await iterator?.next()

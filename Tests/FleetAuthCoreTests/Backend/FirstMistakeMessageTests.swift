@@ -151,6 +151,7 @@ struct FirstMistakeMessageTests {
 /// attempts, and which setting bounded what.
 @Suite("A hanging backend names the settings that bound the wait", .timeLimit(.minutes(1)))
 struct HangingBackendMessageTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func hang(timeout: TimeInterval, retry: RetryPolicy = RetryPolicy(jitter: 0)) async throws -> FleetAuthError {
         let h = try EngineHarness(retry: retry, endpointTimeout: timeout)
         h.transport.setFaultInjector { _, _ in .hang }
@@ -163,6 +164,7 @@ struct HangingBackendMessageTests {
         return error
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theRetryDeadlineCutsTheLastAttempt() async throws {
         let error = try await hang(timeout: 15)
         #expect(error.code == .timedOut)
@@ -174,6 +176,7 @@ struct HangingBackendMessageTests {
         #expect(error.message.contains("This caller waited 30 s over 2 attempts"), "\(error.message)")
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aTimeoutOverTheDeadlineSaysTheDeadlineBoundedIt() async throws {
         let error = try await hang(timeout: 60)
         #expect(error.message.contains("did not answer within 30.0 s, what was left of the retry deadline"))
@@ -184,6 +187,7 @@ struct HangingBackendMessageTests {
         #expect(error.message.contains("This caller waited 30 s over 1 attempt;"), "\(error.message)")
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theEndpointTimeoutBoundsOneAttempt() async throws {
         let error = try await hang(timeout: 3, retry: RetryPolicy(maximumAttempts: 1))
         #expect(

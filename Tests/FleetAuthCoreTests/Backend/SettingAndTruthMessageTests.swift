@@ -59,6 +59,7 @@ struct SettingAndTruthMessageTests {
         (["Authorization": "Bearer stale"], "the backend refused the credential it was sent"),
         (["X-Api-Key": "k-1"], "the backend refused the credential it was sent"),
     ])
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func theEngineTellsTheParserWhetherACredentialWasSent(headers: [String: String], said: String) async throws {
         let clock = ManualWallClock(now: now)
         let transport = InMemoryTransport(clock: clock)

@@ -14,7 +14,12 @@ struct PlatformBranchesTests {
         return found.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().map { file in
             let text =
                 (try? String(contentsOf: root.appendingPathComponent("\(folder)/\(file)"), encoding: .utf8)) ?? ""
-            return ("\(folder)/\(file)", text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+            return (
+                "\(folder)/\(file)",
+                text.split(separator: "\n", omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+            )
         }
     }
 

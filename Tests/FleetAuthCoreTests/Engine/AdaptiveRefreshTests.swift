@@ -16,6 +16,7 @@ struct AdaptiveRefreshTests {
 
     /// A caller looking up `v-42` every `interval` seconds for `hours`, with each backend
     /// answer taking `latency(n)` seconds for the n-th request.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func simulate(
         hours: Double, interval: TimeInterval = 5,
         refresh: RefreshPolicy = RefreshPolicy(refreshJitter: 0, spreadsRefreshes: false),
@@ -46,6 +47,7 @@ struct AdaptiveRefreshTests {
     /// that never hands out a token with under 5 minutes left can fetch.
     func minimumRequests(hours: Double) -> Int { Int((hours * 3600 / 3300).rounded(.up)) }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFastBackendIsAskedTheMinimumNumberOfTimes() async throws {
         let outcome = try await simulate(hours: 12) { _ in 0.2 }
         #expect(outcome.requests == minimumRequests(hours: 12))
@@ -53,6 +55,7 @@ struct AdaptiveRefreshTests {
         #expect(outcome.shortestLifeHandedOut >= 300)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aSlowBackendStillKeepsCallersOffTheNetwork() async throws {
         let outcome = try await simulate(hours: 6) { _ in 5 }
         #expect(outcome.waits == 1)
@@ -60,6 +63,7 @@ struct AdaptiveRefreshTests {
         #expect(outcome.requests <= minimumRequests(hours: 6) + 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aJitteryBackendStillKeepsCallersOffTheNetwork() async throws {
         // Latencies from 0.1 s to 5 s in a fixed, irregular order.
         let outcome = try await simulate(hours: 6, refresh: RefreshPolicy(spreadsRefreshes: false)) { index in
@@ -70,6 +74,7 @@ struct AdaptiveRefreshTests {
         #expect(outcome.requests <= minimumRequests(hours: 6) + 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func sparseLookupsWidenTheWindowUpToTheFullOne() async throws {
         // A lookup every 4 minutes: the window must leave a whole gap before expiring.
         let outcome = try await simulate(hours: 6, interval: 240) { _ in 0.2 }
@@ -77,6 +82,7 @@ struct AdaptiveRefreshTests {
         #expect(outcome.waits <= 2)  // the first lookup, and at most the first token's end
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theFullWindowIsUsedWhenAdaptationIsOff() async throws {
         let fixed = try await simulate(
             hours: 12, refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false)

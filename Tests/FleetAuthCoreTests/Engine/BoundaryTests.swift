@@ -16,6 +16,7 @@ struct EngineBoundaryTests {
 
     /// An engine with the full refresh window and no spread, its first token fetched, and a
     /// backend that answers 503 from now on.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func engineInAnOutage() async throws -> (EngineHarness, AuthToken) {
         let h = try EngineHarness(
             refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false), retry: Self.oneAttempt)
@@ -25,6 +26,7 @@ struct EngineBoundaryTests {
     }
 
     /// Moves the clock to where `token` has `left` seconds of life.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func advance(_ h: EngineHarness, until token: AuthToken, has left: TimeInterval) {
         h.clock.advance(by: token.expiresAt.timeIntervalSince(h.clock.now()) - left)
     }
@@ -32,6 +34,7 @@ struct EngineBoundaryTests {
     /// A caller that waits for a fetch the backend fails (503) gets the cached token degraded
     /// while the token is above its outage floor (60 s of an hour-long token's life): with
     /// 61 s left it does; at exactly 60 s it gets the backend's error.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [(61.0, true), (60.0, false)])
     func aWaitingCallerIsServedDegradedOnlyAboveTheFloor(left: TimeInterval, served: Bool) async throws {
         let (h, token) = try await engineInAnOutage()
@@ -48,6 +51,7 @@ struct EngineBoundaryTests {
 
     /// During an outage a lookup hands the cached token out degraded down to its outage floor
     /// and not at it: with 61 s left `cachedUsableToken` returns it, at exactly 60 s nothing.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aLookupServesDegradedUntilTheFloorAndNotAtIt() async throws {
         let (h, token) = try await engineInAnOutage()
         advance(h, until: token, has: 61)
@@ -65,6 +69,7 @@ struct EngineBoundaryTests {
     /// Callers wait at most the retry deadline: a retry that would start exactly at the
     /// deadline (0.5 s + 1 s of backoff against a 1.5 s deadline) is not made, and the caller
     /// gets the last attempt's error (503) after two requests.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func noRetryStartsExactlyAtTheDeadline() async throws {
         let h = try EngineHarness(
             retry: RetryPolicy(maximumAttempts: 10, initialBackoff: 0.5, multiplier: 2, jitter: 0, deadline: 1.5))
@@ -84,6 +89,7 @@ struct EngineBoundaryTests {
 
     /// After a failed refresh the scope cools down for `failureCooldown` (5 s): a stale
     /// lookup 1 s before the cooldown ends starts no refresh; one exactly at its end does.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aStaleLookupRefreshesAgainExactlyWhenTheCooldownEnds() async throws {
         let h = try EngineHarness(
             refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false),
@@ -106,6 +112,7 @@ struct EngineBoundaryTests {
 
     /// The backend's clock may be off the device's by the expiry tolerance (60 s) without a
     /// warning: a `Date` header 60 s ahead raises no `clockDisagreement`, 61 s ahead does.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [(60.0, false), (61.0, true)])
     func aClockDisagreementIsReportedOnlyPastTheTolerance(ahead: TimeInterval, reported: Bool) async throws {
         let h = try EngineHarness(backend: .init(clockOffset: ahead))

@@ -10,6 +10,7 @@ import Testing
 struct ClockChangeTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func settingTheClockBackDoesNotKeepAnExpiredTokenAlive() async throws {
         let h = try EngineHarness()
         let first = try await h.engine.token(for: v42)
@@ -20,6 +21,7 @@ struct ClockChangeTests {
         #expect(h.transport.requestCount == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func settingTheClockForwardDoesNotExpireAFreshToken() async throws {
         let h = try EngineHarness()
         let first = try await h.engine.token(for: v42)
@@ -30,6 +32,7 @@ struct ClockChangeTests {
         #expect(h.engine.cachedUsableToken(for: v42) == first)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aDeviceThatSleptForHoursFetchesANewToken() async throws {
         let h = try EngineHarness()
         let first = try await h.engine.token(for: v42)
@@ -39,6 +42,7 @@ struct ClockChangeTests {
         #expect(try #require(second.expiresAtUptime) - h.clock.uptime() >= 300)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func withoutADateHeaderAnOldTokenIsNotTakenAsFresh() async throws {
         // The backend serves a token minted two hours ago, and no Date header.
         let h = try EngineHarness(backend: .init(clockOffset: -2 * 3600, sendsDateHeader: false), retry: .none)
@@ -51,6 +55,7 @@ struct ClockChangeTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func withoutADateHeaderADeviceBehindGetsNoMoreLifeThanTheTokenHas() async throws {
         // The device's clock is two hours behind the backend's: iat is "in the future".
         let h = try EngineHarness(backend: .init(clockOffset: 2 * 3600, sendsDateHeader: false))
@@ -58,6 +63,7 @@ struct ClockChangeTests {
         #expect(try #require(token.expiresAtUptime) - h.clock.uptime() == 3600)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func withADateHeaderASkewedDeviceIsCorrectedEitherWay() async throws {
         for offset: TimeInterval in [-2 * 3600, 2 * 3600] {
             let h = try EngineHarness(backend: .init(clockOffset: offset))

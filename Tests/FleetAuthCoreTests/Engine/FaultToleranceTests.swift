@@ -6,6 +6,7 @@ import Testing
 
 @Suite("Faults: flapping and down backends", .timeLimit(.minutes(10)))
 struct FaultToleranceTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func flappingBackendServesEveryCallerWithinTheRetryBudget() async throws {
         let h = try EngineHarness(latency: 0.05, retry: RetryPolicy(jitter: 0.2))
         h.transport.setFaultInjector { _, index in index % 2 == 0 ? .status(503) : nil }
@@ -29,6 +30,7 @@ struct FaultToleranceTests {
         #expect(h.backend.mintedCount == scopes.count)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func downBackendFailsEveryWaiterAlikeWithBoundedRequestsThenRecovers() async throws {
         let retry = RetryPolicy(maximumAttempts: 4, jitter: 0, deadline: 30, failureCooldown: 5)
         let h = try EngineHarness(latency: 0.05, retry: retry)
@@ -65,6 +67,7 @@ struct FaultToleranceTests {
         #expect(token.claims.covers(.vehicle("v-1")))
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func releasedProvidersCompleteEveryCallback() async throws {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock, latency: 0.5)

@@ -11,6 +11,7 @@ struct FetchSlotsTests {
     let scopes = (0..<5).map { AuthorizationScope.vehicle("v-\($0)") }
 
     /// The vehicle IDs of the token requests sent so far, in order.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func requestedIDs(_ h: EngineHarness) -> [String] {
         h.transport.requests.compactMap { request in
             URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
@@ -19,6 +20,7 @@ struct FetchSlotsTests {
     }
 
     /// Starts one caller per scope, each registered before the next starts.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func startCallers(_ h: EngineHarness) async -> [Task<AuthToken, any Error>] {
         var tasks: [Task<AuthToken, any Error>] = []
         for scope in scopes {
@@ -28,6 +30,7 @@ struct FetchSlotsTests {
         return tasks
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func fetchesBeyondTheLimitWaitTheirTurnInTheOrderTheyCame() async throws {
         let h = try EngineHarness(latency: 1, concurrentFetchLimit: 2)
         let tasks = await startCallers(h)
@@ -47,6 +50,7 @@ struct FetchSlotsTests {
         #expect(h.transport.requestCount == 5)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFetchRetryingThroughAnOutageMakesRoomForTheNext() async throws {
         let h = try EngineHarness(latency: 1, concurrentFetchLimit: 1)
         // The first vehicle's first attempt fails; it retries after its backoff (0.5 s).
@@ -71,6 +75,7 @@ struct FetchSlotsTests {
         #expect(requestedIDs(h).sorted() == ["v-0", "v-0", "v-1", "v-2", "v-3", "v-4"])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aCallerWaitingForItsTurnFailsAtItsRetryDeadlineWithoutARequest() async throws {
         let h = try EngineHarness(
             refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false),
@@ -104,6 +109,7 @@ struct FetchSlotsTests {
         #expect(h.engine.tokenState(of: scopes[1]).phase == .noToken)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func signingOutDropsTheQueueAndTheNextCallerFetchesAtOnce() async throws {
         let h = try EngineHarness(latency: 1, concurrentFetchLimit: 1)
         let tasks = await startCallers(h)

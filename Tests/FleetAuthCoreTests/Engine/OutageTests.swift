@@ -11,11 +11,13 @@ import Testing
 struct OutageTests {
     /// The moment (seconds after the first token) a vehicle looking up every 5 s starts
     /// its first background refresh with the default policy: its second request.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     static func refreshMoment() async throws -> TimeInterval {
         let outcome = try await OutageSimulation().run(outage: 0..<0, until: 3400)
         return try #require(outcome.requestTimes.dropFirst().first)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theDefaultRefreshCostsAtMost28RequestsPerVehicleDay() async throws {
         let refresh = try await Self.refreshMoment()
         // Each one-hour token serves until its refresh: 86,400 s / that period, rounded up.
@@ -27,6 +29,7 @@ struct OutageTests {
 
     static let durations: [TimeInterval] = [30, 120, 300, 600]
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: durations)
     func anOutageStartingAtAnyMomentFailsNoLookupWhileAUsableTokenIsCached(duration: TimeInterval) async throws {
         let refresh = try await Self.refreshMoment()
@@ -51,6 +54,7 @@ struct OutageTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func refusedConnectionsAreRiddenOutLike503s() async throws {
         let refresh = try await Self.refreshMoment()
         var simulation = OutageSimulation()
@@ -61,6 +65,7 @@ struct OutageTests {
         #expect(outcome.statistics.degradedServes > 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFleetMintedTogetherFailsOnlyPastTheFloorAndComesBackWithoutAHerd() async throws {
         let refresh = try await Self.refreshMoment()
         var simulation = OutageSimulation()
@@ -83,6 +88,7 @@ struct OutageTests {
         #expect(duringOutage.count <= 100 * 600 / 8)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aTokenTheFleetServiceRejectedDuringAnOutageIsNeverServedAgain() async throws {
         let h = try EngineHarness(latency: 0.2)
         let v42 = AuthorizationScope.vehicle("v-42")
@@ -104,6 +110,7 @@ struct OutageTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func strictPolicyNeverServesBelowTheContractMargin() async throws {
         let refresh = try await Self.refreshMoment()
         var simulation = OutageSimulation()
@@ -117,6 +124,7 @@ struct OutageTests {
         #expect(outcome.failures.isEmpty)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [403, 401, 400])
     func aPermanentFailureIsNeverRiddenOutDegraded(status: Int) async throws {
         let h = try EngineHarness(latency: 0.2)
@@ -133,6 +141,7 @@ struct OutageTests {
         #expect(h.engine.statistics.degradedServes == 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aLookupThatFailsInAnOutageSaysHowLongTheBackendHasBeenFailing() async throws {
         let refresh = try await Self.refreshMoment()
         let outage = (refresh - 10)..<(refresh + 590)

@@ -9,6 +9,7 @@ import Testing
 struct RefreshSpreadTests {
     static let vehicles = 500
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func run(spreads: Bool, outage: Range<TimeInterval> = 0..<0, until end: TimeInterval = 3 * 3600) async throws
         -> OutageSimulation.Outcome
     {
@@ -29,6 +30,7 @@ struct RefreshSpreadTests {
         return Double(bins.max() ?? 0) / max(mean, 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFleetMintedTogetherRefreshesSpreadOverTheTokensLife() async throws {
         let outcome = try await run(spreads: true)
         #expect(outcome.failures.isEmpty)
@@ -42,6 +44,7 @@ struct RefreshSpreadTests {
         #expect(laterPerDay <= 28)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func withoutTheSpreadTheFleetRefreshesInStep() async throws {
         let outcome = try await run(spreads: false)
         #expect(outcome.failures.isEmpty)
@@ -51,6 +54,7 @@ struct RefreshSpreadTests {
 
     /// Spread refreshes start only earlier than the schedule: among 500 vehicles some are
     /// at their worst moment whenever the outage starts, and none fails a lookup.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [1500.0, 3200.0])
     func aSpreadFleetRidesOutAFiveMinuteOutage(start: TimeInterval) async throws {
         let outcome = try await run(spreads: true, outage: start..<(start + 300), until: start + 420)

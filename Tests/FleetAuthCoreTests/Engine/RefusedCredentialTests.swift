@@ -6,6 +6,7 @@ import Testing
 
 /// One vehicle looking its token up every 5 s while the token backend refuses the app's
 /// credential (401) with no token cached, on the manual clock, with the default policies.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 struct RefusalSimulation {
     let clock = ManualWallClock()
     let transport: InMemoryTransport
@@ -58,6 +59,7 @@ struct RefusalSimulation {
 
 @Suite("Bad days: a refused credential backs off", .timeLimit(.minutes(10)))
 struct RefusedCredentialTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [401, 403])
     func aRefusedCredentialIsAskedAtMost20TimesAVehicleHour(status: Int) async throws {
         let s = try RefusalSimulation(status: status)
@@ -79,6 +81,7 @@ struct RefusedCredentialTests {
 
     /// The worst moment for the credential to be accepted again is just after a refused
     /// request: the next goes after the longest wait.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aTokenComesWithinSixMinutesOfTheCredentialBeingAcceptedAgain() async throws {
         let probe = try RefusalSimulation()
         await probe.lookUp(until: 7200)
@@ -93,6 +96,7 @@ struct RefusedCredentialTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func refreshAsksAtOnceAndStartsTheBackoffOver() async throws {
         let s = try RefusalSimulation()
         await s.lookUp(until: 1800)
@@ -121,6 +125,7 @@ struct RefusedCredentialTests {
         #expect(gaps.count == 2 && gaps[0].rounded() == 10 && (10...15).contains(gaps[1].rounded()), "\(gaps)")
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aRefreshThatIsRefusedAgainStartsFromTheCooldown() async throws {
         let s = try RefusalSimulation()
         await s.lookUp(until: 1800)
@@ -131,6 +136,7 @@ struct RefusedCredentialTests {
         #expect(next.timeIntervalSince(s.clock.now()).rounded() == 5)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aSignOutStartsTheBackoffOver() async throws {
         let s = try RefusalSimulation()
         await s.lookUp(until: 1800)
@@ -140,6 +146,7 @@ struct RefusedCredentialTests {
         #expect(s.requestTimes.count == asked + 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aSuccessStartsTheBackoffOver() async throws {
         let s = try RefusalSimulation()
         await s.lookUp(until: 1800)
@@ -158,6 +165,7 @@ struct RefusedCredentialTests {
 
     /// The screen sees the failure once, with when the next attempt comes: not a
     /// `refreshing` and a `failed` at every request.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aScreenSeesTheRepeatedRefusalOnceWithItsNextAttempt() async throws {
         let s = try RefusalSimulation()
         let start = s.clock.now()
@@ -182,6 +190,7 @@ struct RefusedCredentialTests {
         #expect(watcher.states.map(\.phase) == [.noToken, .refreshing, .failed, .fresh])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func transientFailuresStillHoldOnlyTheCooldown() async throws {
         let s = try RefusalSimulation(status: 503)
         await s.lookUp(until: 600)

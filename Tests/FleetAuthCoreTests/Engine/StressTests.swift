@@ -114,6 +114,7 @@ struct StressTests {
 
     /// Thousands of concurrent callers over many contexts with latency, while the clock
     /// runs: every caller gets a token or a typed error, and nothing is left in flight.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func concurrentCallersWithLatencyAndExpiries() async throws {
         let clock = ManualWallClock()
         let backend = InMemoryTokenBackend(clock: clock, configuration: .init(lifetime: 120))

@@ -11,6 +11,7 @@ struct TokenEngineFailureTests {
     /// Expects `task` to fail with a `FleetAuthError` and returns it; the task must have
     /// finished by the time `h`'s clock settles (a task still waiting for time fails the test
     /// here instead of hanging it).
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func failure(of task: Task<AuthToken, any Error>, in h: EngineHarness) async -> FleetAuthError? {
         let result: Result<AuthToken, any Error>
         do {
@@ -29,6 +30,7 @@ struct TokenEngineFailureTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func transientFailuresAreRetriedWithGrowingBackoff() async throws {
         let h = try EngineHarness()
         h.transport.inject([.status(503), .connectionFailure])
@@ -44,6 +46,7 @@ struct TokenEngineFailureTests {
         #expect(h.events.count { if case .fetchFailed = $0.detail { true } else { false } } == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func retryAfterLengthensTheWait() async throws {
         let h = try EngineHarness()
         h.transport.inject([.status(429, headers: ["Retry-After": "4"])])
@@ -55,6 +58,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func retryAfterBeyondTheDeadlineFailsAtOnce() async throws {
         let h = try EngineHarness()
         h.transport.inject([.status(503, headers: ["Retry-After": "120"])])
@@ -64,6 +68,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func attemptsAreBounded() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 3, jitter: 0))
         h.transport.setFaultInjector { _, _ in .status(500) }
@@ -77,6 +82,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount == 3)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [400, 401, 403, 404, 410])
     func clientErrorsFailFast(status: Int) async throws {
         let h = try EngineHarness()
@@ -86,6 +92,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func validationFailuresFailFastAndCacheNothing() async throws {
         let h = try EngineHarness(backend: .init(lifetime: 7200))
         let error = await failure(of: h.startFetches(1, for: v42)[0], in: h)
@@ -94,6 +101,7 @@ struct TokenEngineFailureTests {
         #expect(h.engine.cachedToken(for: v42) == nil)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func tokenForAnotherVehicleIsRefusedAndNotCached() async throws {
         let h = try EngineHarness()
         h.transport.route("/token") { request in
@@ -106,6 +114,7 @@ struct TokenEngineFailureTests {
         #expect(h.engine.statistics.cachedScopes == 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func allWaitersOfOneFetchGetTheSameError() async throws {
         let h = try EngineHarness(latency: 0.2, retry: .none)
         h.transport.inject([.status(502)])
@@ -118,6 +127,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func cooldownKeepsADownBackendFromARequestStorm() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 5))
         h.transport.setFaultInjector { _, _ in .connectionFailure }
@@ -134,6 +144,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount == 3)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func timeoutOnTheInjectedClock() async throws {
         let h = try EngineHarness(retry: .none, endpointTimeout: 3)
         h.transport.inject([.hang])
@@ -145,6 +156,7 @@ struct TokenEngineFailureTests {
         #expect(error?.isTransient == true)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func deadlineBoundsAFetchWithRetries() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 10, jitter: 0, deadline: 10), endpointTimeout: 4)
         h.transport.setFaultInjector { _, _ in .hang }
@@ -168,6 +180,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount <= 3)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func cancelledCallerLeavesTheFetchToOthers() async throws {
         let h = try EngineHarness(latency: 0.2)
         let tasks = await h.startFetches(3, for: v42)
@@ -183,6 +196,7 @@ struct TokenEngineFailureTests {
         #expect(h.engine.cachedToken(for: v42) == a)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func invalidatingTheCachedTokenForcesOneRefetch() async throws {
         let h = try EngineHarness()
         let rejected = try await h.engine.token(for: v42)
@@ -192,6 +206,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func lateRejectionOfAnOlderTokenCausesNoSecondRefetch() async throws {
         let h = try EngineHarness()
         let old = try await h.engine.token(for: v42)
@@ -202,6 +217,7 @@ struct TokenEngineFailureTests {
         #expect(h.transport.requestCount == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func forcedRefetchNeverReturnsTheRejectedToken() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 0))
         let rejected = try await h.engine.token(for: v42)
@@ -215,6 +231,7 @@ struct TokenEngineFailureTests {
         #expect(h.engine.cachedToken(for: v42) == nil)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func invalidateAllDropsTokensAndFailsWaiters() async throws {
         let h = try EngineHarness(latency: 0.2)
         let warm = h.clock.startSimulated { [engine = h.engine] in try await engine.token(for: .vehicle("v-1")) }
@@ -235,6 +252,7 @@ struct TokenEngineFailureTests {
         #expect(h.engine.statistics.cachedScopes == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: ["", " v-1", "v-1\n", String(repeating: "x", count: 300)])
     func invalidContextIsATypedErrorWithoutARequest(id: String) async throws {
         let h = try EngineHarness()
@@ -260,6 +278,7 @@ struct TokenEngineFailureTests {
         #expect(transport.requestCount == 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aHeaderProviderThatNeverReturnsEndsAtTheTimeoutAndSendsNothing() async throws {
         // The endpoint's timeout bounds the app's headers closure too: a closure stuck on its
         // own network cannot hold the provider's callers past their deadline.
@@ -306,6 +325,7 @@ struct TokenEngineFailureTests {
 
 @Suite("Token engine: flight slot ownership", .timeLimit(.minutes(10)))
 struct FlightSlotTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aDiscardedFlightNeverClearsItsSuccessorsSlot() async throws {
         let h = try EngineHarness(latency: 1)
         let scope = AuthorizationScope.vehicle("v-1")
@@ -325,6 +345,7 @@ struct FlightSlotTests {
 
 @Suite("Token engine: every failure is observable", .timeLimit(.minutes(10)))
 struct FailureReplayEventTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFailureReplayedDuringTheCooldownEmitsAnEvent() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 1, failureCooldown: 5))
         h.transport.inject([.status(503)])

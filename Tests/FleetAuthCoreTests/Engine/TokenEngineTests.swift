@@ -8,6 +8,7 @@ import Testing
 struct TokenEngineTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func secondCallIsServedFromCache() async throws {
         let h = try EngineHarness()
         let first = try await h.engine.token(for: v42)
@@ -17,6 +18,7 @@ struct TokenEngineTests {
         #expect(h.events.count { if case .servedFresh = $0.detail { true } else { false } } == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func requestNamesTheVehicle() async throws {
         let h = try EngineHarness()
         _ = try await h.engine.token(for: .vehicle("v 42+", taskID: "t&1=é"))
@@ -26,6 +28,7 @@ struct TokenEngineTests {
         #expect(items.contains(URLQueryItem(name: "taskId", value: "t&1=é")))
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func thousandConcurrentCallersOnAColdCacheMakeOneRequest() async throws {
         let h = try EngineHarness(latency: 0.2)
         let tasks = await h.startFetches(1000, for: v42)
@@ -37,6 +40,7 @@ struct TokenEngineTests {
         #expect(values.count == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func scopesNeverShareTokens() async throws {
         let h = try EngineHarness()
         let a = try await h.engine.token(for: .vehicle("v-1"))
@@ -50,6 +54,7 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount == 3)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func switchingBetweenTwoTripsDoesNotRefetch() async throws {
         let h = try EngineHarness()
         for _ in 0..<5 {
@@ -59,6 +64,7 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theDefaultCapacityServesAFleetOfAHundredWithoutRefetching() async throws {
         let h = try EngineHarness(
             cacheCapacity: TokenProviderConfiguration(
@@ -70,6 +76,7 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount == 100)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFullCacheEvictsTheScopeStoredLongestAgoAndWarnsEveryTimeItWasUsable() async throws {
         let h = try EngineHarness(cacheCapacity: 2)
         _ = try await h.engine.token(for: .vehicle("a"))
@@ -93,6 +100,7 @@ struct TokenEngineTests {
 
     /// The warning's edge: a token at its outage floor is no longer usable, so dropping it
     /// says nothing; one second before, it is.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [(3599.0 - 60, true), (3600.0 - 60, false)])
     func dropping(aTokenThisOld age: TimeInterval, warns: Bool) async throws {
         let h = try EngineHarness(cacheCapacity: 1)
@@ -105,6 +113,7 @@ struct TokenEngineTests {
         #expect(h.engine.statistics.evictedUsable == (warns ? 1 : 0))
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func staleTokenIsReturnedAtOnceWhileOneRefreshRuns() async throws {
         // The full 600 s window; the adaptive one is tested on its own below.
         let h = try EngineHarness(latency: 0.2, refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
@@ -125,6 +134,7 @@ struct TokenEngineTests {
         #expect(h.events.count { if case .servedStale = $0.detail { true } else { false } } == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func expiringTokenMakesCallersWaitForTheNewOne() async throws {
         let h = try EngineHarness()
         let first = try await h.engine.token(for: v42)
@@ -135,6 +145,7 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func returnedTokensAlwaysHaveTheMinimumLifeLeft() async throws {
         let h = try EngineHarness()
         for _ in 0..<200 {
@@ -144,6 +155,7 @@ struct TokenEngineTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func shortLivedTokensDoNotCauseARefetchLoop() async throws {
         let h = try EngineHarness(backend: .init(lifetime: 120))
         for _ in 0..<120 {  // ten minutes of updates every 5 s
@@ -156,6 +168,7 @@ struct TokenEngineTests {
         #expect(h.transport.requestCount <= 12)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func backgroundRefreshKeepsSteadyCallersOffTheNetwork() async throws {
         let h = try EngineHarness()
         let calls = 4 * 720  // four hours of updates every 5 s
@@ -181,6 +194,7 @@ struct TokenEngineTests {
 struct TokenEngineStatisticsTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func statisticsCountFetchesHitsAndWaits() async throws {
         let h = try EngineHarness(latency: 0.2)
         let callers = await h.startFetches(10, for: v42)
@@ -198,6 +212,7 @@ struct TokenEngineStatisticsTests {
         #expect(statistics.description == "fetches 1, hits 5, waits 10, degraded 0, cached 1, in flight 0")
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func waitUntilIdleReturnsWhenTheLastFetchEnds() async throws {
         let h = try EngineHarness(latency: 0.2)
         await h.engine.waitUntilIdle()  // idle from the start
@@ -212,6 +227,7 @@ struct TokenEngineStatisticsTests {
         _ = try await caller.value
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func waitUntilIdleAlsoReturnsOnSignOut() async throws {
         let h = try EngineHarness(latency: 60)
         let caller = h.clock.startSimulated { [engine = h.engine, v42] in try await engine.token(for: v42) }
@@ -225,6 +241,7 @@ struct TokenEngineStatisticsTests {
 
 @Suite("Token engine: capacity", .timeLimit(.minutes(10)))
 struct TokenEngineCapacityTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theCacheKeepsItsCapacityThroughManyScopesAndASignOut() async throws {
         let h = try EngineHarness(cacheCapacity: 256)
         for index in 0..<1000 { _ = try await h.engine.token(for: .vehicle("vehicle-\(index)")) }
@@ -244,6 +261,7 @@ struct TokenEngineCapacityTests {
 struct TokenEngineSynchronousLookupTests {
     let v42 = AuthorizationScope.vehicle("v-42")
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func itAnswersFromTheCacheOrSaysAFetchIsNeeded() async throws {
         let h = try EngineHarness(refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
         #expect(h.engine.cachedUsableToken(for: v42) == nil)
@@ -261,6 +279,7 @@ struct TokenEngineSynchronousLookupTests {
 
 @Suite("Token engine: per-scope state is bounded by the cache", .timeLimit(.minutes(10)))
 struct TokenEnginePerScopeBoundTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func failuresAndRejectionsOfManyScopesStayWithinTwiceTheCapacity() async throws {
         let h = try EngineHarness(cacheCapacity: 8)
         h.transport.setFaultInjector { _, _ in .status(400) }
@@ -276,6 +295,7 @@ struct TokenEnginePerScopeBoundTests {
         #expect(h.engine.keptFailureScopes.rejected <= 16)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anEvictedScopeLeavesNothingBehind() async throws {
         let h = try EngineHarness(cacheCapacity: 1)
         _ = try await h.engine.token(for: .vehicle("a"))

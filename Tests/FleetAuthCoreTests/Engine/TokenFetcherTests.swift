@@ -34,6 +34,7 @@ struct TokenFetcherTests {
             randomUnit: { 0.5 })
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func transientFailuresAreRetriedWithBackoffUntilOneSucceeds() async throws {
         transport.inject([.status(503), .status(503)])
         let fetcher = fetcher(retry: RetryPolicy(initialBackoff: 0.5, multiplier: 2, jitter: 0.2))
@@ -50,6 +51,7 @@ struct TokenFetcherTests {
         #expect(retries == [0.5, 1.0])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aPermanentFailureIsNotRetried() async throws {
         transport.inject([.status(400)])
         let fetcher = fetcher(retry: RetryPolicy())
@@ -106,6 +108,7 @@ struct TokenFetcherTests {
     /// The checker's exchange retries only while the retry would start before the deadline:
     /// 0.5 s + 1 s of backoff against a 1.5 s deadline makes two requests, and the answer is
     /// the backend's last 503, not a timeout.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theCheckersExchangeMakesNoRetryExactlyAtTheDeadline() async throws {
         transport.setFaultInjector { _, _ in .status(503) }
         let fetcher = fetcher(
@@ -121,6 +124,7 @@ struct TokenFetcherTests {
 
     /// An attempt that starts with nothing left of its deadline sends no request: it fails
     /// as `timedOut` with no `fetchStarted`.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anAttemptWithNothingLeftOfItsDeadlineSendsNothing() async throws {
         let fetcher = fetcher(retry: .none)
         let deadline = clock.uptime()

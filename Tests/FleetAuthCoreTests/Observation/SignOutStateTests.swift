@@ -10,6 +10,7 @@ struct SignOutStateTests {
     let truck = TruckContext(vehicleID: "v-42")
     let other = TruckContext(vehicleID: "v-7")
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func everyScopeStandsSignedOutAtAMomentAfterSignOut() async throws {
         let h = try ProviderHarness()
         _ = try await h.provider.token(for: truck)
@@ -19,6 +20,7 @@ struct SignOutStateTests {
         #expect(h.provider.tokenState(for: other).phase == .signedOut)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aStreamOpenedAfterSignOutStartsWithSignedOut() async throws {
         let h = try ProviderHarness()
         _ = try await h.provider.token(for: truck)
@@ -27,6 +29,7 @@ struct SignOutStateTests {
         #expect(try await watcher.phases(count: 1) == ["signedOut"])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aStreamOfAContextNeverServedHearsTheSignOut() async throws {
         let h = try ProviderHarness()
         let watcher = h.watch(h.provider.tokenStates(for: other))
@@ -35,6 +38,7 @@ struct SignOutStateTests {
         #expect(try await watcher.phases(count: 2) == ["noToken", "signedOut"])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func askingForATokenEndsTheSignOutForEveryReader() async throws {
         let h = try ProviderHarness()
         _ = try await h.provider.token(for: truck)
@@ -52,6 +56,7 @@ struct SignOutStateTests {
         #expect(try await otherWatcher.phases(count: 2) == ["signedOut", "noToken"])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aLookupThatFindsNothingCachedDoesNotEndTheSignOut() async throws {
         let h = try ProviderHarness()
         _ = try await h.provider.token(for: truck)

@@ -29,6 +29,7 @@ struct StateAgreementPropertyTests {
 
     static let steps = 150
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: 1...16)
     func statesSayWhatLookupsDoAndEveryRequestHasOneOutcome(seed: UInt64) async throws {
         let clock = ManualWallClock()

@@ -8,6 +8,7 @@ import Testing
 /// next attempt comes.
 @Suite("Token event fields", .timeLimit(.minutes(10)))
 struct TokenEventFieldsTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aRetriedThenSucceededFetchCarriesItsDurationsFingerprintAndRetryDelay() async throws {
         let h = try EngineHarness(latency: 0.25, retry: RetryPolicy(initialBackoff: 2, jitter: 0))
         h.transport.inject([.status(503)])

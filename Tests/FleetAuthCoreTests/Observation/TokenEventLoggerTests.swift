@@ -202,6 +202,7 @@ struct EventOutcomeTests {
 /// missing credential.
 @Suite("Sign-out during the headers closure", .timeLimit(.minutes(10)))
 struct SignOutDuringHeadersTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theFetchEndsAsSignedOutNotCredentialsUnavailable() async throws {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock)

@@ -11,6 +11,7 @@ struct TruckContext: AuthorizationContext {
 }
 
 /// A provider on an in-memory backend and a manual clock.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 struct ProviderHarness {
     let clock = ManualWallClock()
     let transport: InMemoryTransport
@@ -40,6 +41,7 @@ struct ProviderHarness {
 
 /// Reads a state stream in a task of its own on the test's clock, so that settling the clock
 /// lets it read every state sent so far, and keeps what it read.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 final class StateWatcher: Sendable {
     private let seen = LockedState<[TokenState]>([])
     private let ended = LockedState(false)
@@ -72,6 +74,7 @@ final class StateWatcher: Sendable {
 struct TokenStateTests {
     let truck = TruckContext(vehicleID: "v-42")
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aTokenGoesFromFreshThroughRefreshingToFreshAgain() async throws {
         let h = try ProviderHarness()
         let watcher = h.watch(h.provider.tokenStates(for: truck))
@@ -92,6 +95,7 @@ struct TokenStateTests {
         #expect(states[4].expiresAt == h.clock.now().addingTimeInterval(3600))
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anOutageShowsAsDegradedThenFailedThenFreshWhenTheBackendReturns() async throws {
         let h = try ProviderHarness()
         let watcher = h.watch(h.provider.tokenStates(for: truck))
@@ -132,6 +136,7 @@ struct TokenStateTests {
         #expect(watcher.states.last?.tokenFingerprint == back.fingerprint)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aRejectedTokenAndASignOutAreStatesToo() async throws {
         let h = try ProviderHarness()
         let watcher = h.watch(h.provider.tokenStates())
@@ -149,6 +154,7 @@ struct TokenStateTests {
         #expect(Set(watcher.states.suffix(2).map(\.scope)) == [truck.scope, .vehicle("v-7")])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aStreamStartsWithWhatHoldsNow() async throws {
         let h = try ProviderHarness()
         let token = try await h.provider.token(for: truck)
@@ -159,6 +165,7 @@ struct TokenStateTests {
         #expect(try await everything.phases(count: 1) == ["fresh"])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aStreamOnlyCarriesItsOwnContextAndNoRepeats() async throws {
         let h = try ProviderHarness()
         let watcher = h.watch(h.provider.tokenStates(for: truck))
@@ -171,6 +178,7 @@ struct TokenStateTests {
         #expect(watcher.states.allSatisfy { $0.scope == truck.scope })
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theStreamEndsWhenTheProviderIsReleased() async throws {
         var h: ProviderHarness? = try ProviderHarness()
         let clock = h!.clock
@@ -181,6 +189,7 @@ struct TokenStateTests {
         _ = try await clock.settled { watcher.hasEnded ? true : nil }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func noStateCarriesTheTokenValue() async throws {
         let h = try ProviderHarness()
         let watcher = h.watch(h.provider.tokenStates())
@@ -198,6 +207,7 @@ struct TokenStateTests {
 struct PrefetchTests {
     let contexts = ["v-1", "v-2", "v-3"].map(TruckContext.init)
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func prefetchWarmsEachContextOnceAndLeavesFreshTokensAlone() async throws {
         let h = try ProviderHarness()
         let failures = await h.provider.prefetch(contexts + contexts)
@@ -209,6 +219,7 @@ struct PrefetchTests {
         #expect(h.transport.requestCount == 3)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func prefetchSharesTheSingleFlightWithCallers() async throws {
         let h = try ProviderHarness(latency: 1)
         let caller = h.clock.startSimulated { [provider = h.provider, context = contexts[0]] in
@@ -227,6 +238,7 @@ struct PrefetchTests {
         #expect(h.transport.requestCount == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func prefetchFailuresAreReturnedAndWatchedNotThrown() async throws {
         let h = try ProviderHarness()
         h.backendFails(403)
@@ -244,6 +256,7 @@ struct PrefetchTests {
 /// agrees with what a lookup does on both sides of the moment the token stops being handed out.
 @Suite("A refused refresh while the token lives", .timeLimit(.minutes(10)))
 struct RefusedRefreshStateTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theStateIsRefreshRefusedWhileLookupsHandTheTokenOutThenFailed() async throws {
         let h = try EngineHarness(refresh: RefreshPolicy(adaptsToTraffic: false, spreadsRefreshes: false))
         let v42 = AuthorizationScope.vehicle("v-42")
@@ -271,6 +284,7 @@ struct RefusedRefreshStateTests {
 /// States compare by what they say, as a SwiftUI view that shows one needs.
 @Suite("Token states compare", .timeLimit(.minutes(10)))
 struct TokenStateEqualityTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func statesSayingTheSameAreEqualAndAnyDifferenceIsNot() async throws {
         let h = try ProviderHarness()
         let truck = TruckContext(vehicleID: "v-42")
@@ -301,6 +315,7 @@ struct TokenStateEqualityTests {
 /// the attempt's error; it turns failed once the retries are used up.
 @Suite("A first fetch that fails and retries", .timeLimit(.minutes(10)))
 struct FirstFetchRetryStateTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theStateIsRefreshingWhileRetriesRemainThenFailed() async throws {
         let h = try EngineHarness(retry: RetryPolicy(maximumAttempts: 3, initialBackoff: 1, jitter: 0))
         h.transport.setFaultInjector { _, _ in .status(503) }

@@ -4,6 +4,7 @@ import FleetAuthTestSupport
 import Foundation
 
 /// An engine wired to an in-memory backend on a manual clock, with its events recorded.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 struct EngineHarness {
     let clock: ManualWallClock
     let backend: InMemoryTokenBackend

@@ -13,6 +13,7 @@ import Foundation
 /// the clock moves from one sleeper's deadline to the next and lets the woken tasks run,
 /// so background retries happen at their own moments, not at the next lookup. A cold start
 /// with any failed lookup ends the run there.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 struct OutageSimulation {
     /// What the run saw.
     struct Outcome {

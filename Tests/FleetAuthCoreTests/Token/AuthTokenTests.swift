@@ -68,6 +68,7 @@ struct AuthTokenTests {
         #expect(AuthToken.fingerprint(of: "foobar") == "tok_85944171")
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func eventsNeverCarryTheValue() async throws {
         let h = try EngineHarness()
         let fetched = try await h.engine.token(for: .vehicle("v-9"))

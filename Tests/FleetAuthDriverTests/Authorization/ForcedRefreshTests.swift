@@ -17,6 +17,7 @@ struct ForcedRefreshTests {
         #expect(f.backend.mintedCount == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func concurrentRefreshesShareOneFetch() async throws {
         let f = try DriverFixture(latency: 0.5)
         _ = try await f.clock.runToCompletion { [provider = f.provider, vehicle] in

@@ -53,6 +53,7 @@ struct FleetCallErrorTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aTokenBackendThatRefusesTheConnectionIsNamed() async throws {
         let f = try ReporterFixture()
         f.transport.setFaultInjector { request, _ in
@@ -119,6 +120,7 @@ struct FleetCallErrorTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aProviderThatNeverAnswersFailsTheUpdateAtItsDeadlineAndTheNextOneIsNotStuck() async throws {
         let f = try ReporterFixture()
         let silent = SilentProvider()
@@ -142,6 +144,7 @@ struct FleetCallErrorTests {
         #expect(f.fleet.calls.isEmpty)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anUpdateWaitingOnFleetAuthsProviderAddsNoDeadlineOfItsOwn() async throws {
         // FleetAuth's provider answers within its retry deadline, so the reporter does not
         // race it (a race is two tasks for every vehicle of a fleet that starts together):
@@ -168,6 +171,7 @@ struct FleetCallErrorTests {
         _ = await waiting.result
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aCancelledUpdateWaitingOnASilentProviderEndsAtOnce() async throws {
         let f = try ReporterFixture()
         let silent = SilentProvider()

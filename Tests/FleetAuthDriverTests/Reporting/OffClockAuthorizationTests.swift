@@ -28,6 +28,7 @@ final class OffClockAuthorization: DriverAuthorization {
 
 @Suite("Work off the manual clock", .timeLimit(.minutes(10)))
 struct OffClockAuthorizationTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [OffClockAuthorization.Route.task, .dispatchQueue], [10.0, 1.0])
     func aReporterWhoseAuthorizationCompletesOffTheClockRunsToCompletion(
         route: OffClockAuthorization.Route, horizon: TimeInterval
@@ -48,6 +49,7 @@ struct OffClockAuthorizationTests {
     }
 
     /// Work off the clock slower than the default grace completes once the grace is raised.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aSlowAuthorizationCompletesWithALongerGrace() async throws {
         let f = try ReporterFixture()
         let token = try await f.provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"))
@@ -60,6 +62,7 @@ struct OffClockAuthorizationTests {
 
     /// With a horizon that reaches the 60-s provider deadline, the clock still does not move
     /// to that timeout while the work it bounds is off the clock and may come back.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theTimeoutOfWorkOffTheClockWaitsForThatWork() async throws {
         let f = try ReporterFixture()
         let token = try await f.provider.fetchToken(with: DriverAuthorizationContext(vehicleID: "v-42"))
@@ -72,6 +75,7 @@ struct OffClockAuthorizationTests {
         #expect(f.clock.now() == start)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anOperationWaitingOffTheClockThatNeverAnswersIsStalledAndSaysSo() async throws {
         let f = try ReporterFixture()
         let reporter = try f.reporter("v-42", authorization: FleetCallErrorTests.SilentProvider())

@@ -8,6 +8,7 @@ import Testing
 struct VehicleReporterOutageTests {
     /// Reports every 5 s from the refresh window on, with the token endpoint answering 503
     /// from `outageStart` (seconds after the first token) for `duration` seconds.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func run(outageStart: TimeInterval, duration: TimeInterval, until end: TimeInterval) async throws
         -> (accepted: Int, failures: [(time: TimeInterval, error: FleetServiceError)])
     {
@@ -38,6 +39,7 @@ struct VehicleReporterOutageTests {
         return (accepted, failures)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFiveMinuteOutageAtTheRefreshMomentLosesNoUpdate() async throws {
         for start in stride(from: 3150.0, through: 3250, by: 25) {
             let outcome = try await run(outageStart: start, duration: 300, until: start + 420)
@@ -47,6 +49,7 @@ struct VehicleReporterOutageTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anUpdateLostToALongOutageNamesTheOutageNotARejection() async throws {
         let outcome = try await run(outageStart: 3150, duration: 900, until: 3700)
         let failure = try #require(outcome.failures.first)

@@ -10,6 +10,7 @@ import Testing
 struct VehicleReporterRefusalTests {
     /// Reports every 5 s until `end` with the fleet service answering 401 while `refusing`
     /// says so; returns the fixture and the moment of the first accepted report, if any.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     func run(_ f: ReporterFixture, from start: TimeInterval = 0, until end: TimeInterval) async throws
         -> TimeInterval?
     {
@@ -39,6 +40,7 @@ struct VehicleReporterRefusalTests {
         return f
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theBackendMintsAtMost20TokensAVehicleHour() async throws {
         let refusing = LockedState(true)
         let minted = LockedState<[TimeInterval]>([])
@@ -53,6 +55,7 @@ struct VehicleReporterRefusalTests {
 
     /// The worst moment for the service to accept again is just after a refused token: the
     /// next is minted after the longest wait.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anUpdateIsAcceptedWithinSixMinutesOfTheServiceAcceptingAgain() async throws {
         let probe = LockedState<[TimeInterval]>([])
         _ = try await run(fixture(refusing: LockedState(true), minted: probe), until: 7200)
@@ -70,6 +73,7 @@ struct VehicleReporterRefusalTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func whileHeldBackAReportFailsWithATokenFaultNamingTheRejections() async throws {
         let refusing = LockedState(true)
         let minted = LockedState<[TimeInterval]>([])

@@ -270,6 +270,7 @@ struct VehicleReporterTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func updatesOfOneVehicleAreNeverInFlightTogether() async throws {
         let f = try ReporterFixture()
         let reporter = try f.reporter("v-42")
@@ -286,6 +287,7 @@ struct VehicleReporterTests {
         #expect(f.fleet.acceptedCount == 4)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anUpdateCancelledBeforeItsTurnSendsNothingAndSaysSo() async throws {
         let f = try ReporterFixture()
         let reporter = try f.reporter("v-42")
@@ -310,6 +312,7 @@ struct VehicleReporterTests {
         #expect(f.fleet.acceptedCount == 2)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func updatesWaitingForTheFirstTokenAreSentInTheOrderReported() async throws {
         // Each update waits for the vehicle's first token after taking its turn, so the
         // three waiters, answered together, still go out in the order they were reported.

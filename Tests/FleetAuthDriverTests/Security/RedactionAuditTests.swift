@@ -47,6 +47,7 @@ struct RedactionAuditTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func noTokenValueReachesAnyOutput() async throws {
         let capture = Capture()
         let clock = ManualWallClock()

@@ -161,6 +161,7 @@ struct AuthorizedCallerTests {
         #expect(sent == ["caf\u{E9}", "cafe\u{301}", "caf\u{E9}"].map { Array($0.utf8) })
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theWrappingTransportAuthorizesEveryRequestAndReturnsEveryStatus() async throws {
         let f = try CallerFixture()
         let transport = AuthorizingTransport(
@@ -184,6 +185,7 @@ struct AuthorizedCallerTests {
 
     /// The wrapping transport throws each failure as the fleet service error that names it,
     /// as the caller does: the token's, the network's, the caller's.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theWrappingTransportThrowsTheFaultThatNamesEachFailure() async throws {
         let f = try CallerFixture()
         let transport = AuthorizingTransport(

@@ -28,6 +28,7 @@ struct ManualWallClockTests {
 
     /// Sleepers due at the same moment wake in the order they went to sleep, so that a
     /// simulation takes the same steps on every run.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func sleepersDueTogetherWakeInTheOrderTheySlept() async throws {
         let clock = ManualWallClock()
         let woke = LockedState<[Int]>([])
@@ -48,6 +49,7 @@ struct ManualWallClockTests {
     /// A timeout is an entry among the sleepers, not a task sleeping beside the operation: at
     /// its deadline it cancels the operation, whose sleep ends as a cancelled sleep does, and
     /// the caller gets `nil` at that moment with nothing left on the clock.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aTimeoutCancelsItsOperationAtItsDeadline() async throws {
         let clock = ManualWallClock()
         let start = clock.now()
@@ -72,6 +74,7 @@ struct ManualWallClockTests {
     /// Of an operation's sleep and its timeout due at the same moment, the sleep wakes first:
     /// an answer that arrives as time runs out is the operation's, whether the sleep began
     /// before the timeout was set or after (the second sleep of `[0.5, 0.5]`).
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [[1.0], [0.5, 0.5]])
     func aSleepEndingAsItsTimeoutRunsOutWins(sleeps: [Double]) async throws {
         let clock = ManualWallClock()
@@ -87,6 +90,7 @@ struct ManualWallClockTests {
 
     /// `settle()` returns only once every job queued on the clock's executor has run, however
     /// many are queued while others run.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func settleWaitsForEveryQueuedJob() async {
         let clock = ManualWallClock()
         let finished = LockedState(0)
@@ -111,6 +115,7 @@ struct ManualWallClockTests {
 
     /// A test's time limit cancels the test: a wait for sleepers that never come ends then,
     /// whether it was cancelled before it started waiting or while it waited.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func cancellingAWaitForSleepersEndsIt() async throws {
         let clock = ManualWallClock()
         let ended = LockedState(0)

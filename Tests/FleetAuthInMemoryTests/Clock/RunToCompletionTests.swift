@@ -35,6 +35,7 @@ private struct Simulation {
 
 @Suite("Running a simulation to completion on a manual clock", .timeLimit(.minutes(10)))
 struct RunToCompletionTests {
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func lookupsRunWithAsyncLetWhoseAnswersCome5SecondsApartBothReturn() async throws {
         let s = try Simulation(providers: 2, latencies: [0.2, 5.2])
         let (a, b) = (s.providers[0], s.providers[1])
@@ -48,6 +49,7 @@ struct RunToCompletionTests {
         #expect(abs(s.clock.uptime() - ManualWallClock().uptime() - 5.2) < 0.001)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aPrefetchBesideALookupReturns() async throws {
         let s = try Simulation(providers: 1, latencies: [1.2])
         let provider = s.providers[0]
@@ -61,6 +63,7 @@ struct RunToCompletionTests {
         #expect(s.transports[0].requestCount == 3)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aChildTaskThatParksWhileASiblingRunsIsWaitedFor() async throws {
         // One child sleeps on the clock while its sibling keeps running without sleeping;
         // the clock must not move until the sibling has parked too.
@@ -82,6 +85,7 @@ struct RunToCompletionTests {
         #expect(order.withLock { $0 } == ["busy sibling done at 0.0", "slept at 1.0"])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func anOperationWaitingForNothingOnTheClockIsStalledAndSaysWhy() async throws {
         let clock = ManualWallClock()
         let result = await clock.runToCompletion {
@@ -93,6 +97,7 @@ struct RunToCompletionTests {
         #expect("\(stalled)".contains("waits for nothing on this clock"))
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aDeadlineBeyondTheHorizonIsStalledAndNamesTheHorizonToPass() async throws {
         let clock = ManualWallClock()
         let result = await clock.runToCompletion(horizon: 10) { try await clock.sleep(for: 30) }
@@ -105,6 +110,7 @@ struct RunToCompletionTests {
     /// A test's time limit cancels the test's task: a simulation driven by the clock must end
     /// then, not run on to its own end. The operation cancels its caller after 10 s of
     /// simulated time; it would otherwise sleep 10,000 times.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func cancellingTheCallerOfRunToCompletionCancelsTheOperationAndStopsTheClock() async throws {
         let clock = ManualWallClock()
         let caller = LockedState<Task<Result<Int, any Error>, Never>?>(nil)
@@ -124,6 +130,7 @@ struct RunToCompletionTests {
         #expect(clock.uptime() - started < 10_000)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func cancellingTheCallerOfRunUntilStopsTheClockWhereItIs() async throws {
         let clock = ManualWallClock()
         let caller = LockedState<Task<Void, Never>?>(nil)
@@ -147,6 +154,7 @@ struct RunToCompletionTests {
     /// provider to be idle; refreshes, a backend outage and its retries come due in between.
     /// (`.ci/clock-stress` runs it many times in a row, under load and under the thread
     /// sanitizer; the suite's time limit turns a hang into a failure.)
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: [2_001])
     func thousandsOfProvidersAndConcurrentCallersOnOneClockNeverHang(phones: Int) async throws {
         let s = try Simulation(providers: phones)

@@ -125,6 +125,7 @@ struct InMemoryTransportTests {
         await #expect(throws: CancellationError.self) { try await pending.value }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theLatencyReadsBackAndAChangeAppliesToTheNextRequest() async throws {
         let clock = ManualWallClock()
         let transport = InMemoryTransport(clock: clock, latency: 2)

@@ -12,6 +12,7 @@ struct CheckerAgreementTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// Runs the SDK's engine and the checker over one in-memory answer.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     static func judge(
         format: TokenResponseFormat, clock: ManualWallClock, scope: AuthorizationScope = HostileAnswers.scope,
         fleet: FleetFlavor = .onDemand,
@@ -49,6 +50,7 @@ struct CheckerAgreementTests {
         return $0.rejectedBefore == nil  // a re-mint is judged by history, not by the answer
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: agreeable)
     func everyAnswerTheSDKRefusesFailsACheck(answer: HostileAnswer) async throws {
         let clock = ManualWallClock(now: Self.now)
@@ -70,6 +72,7 @@ struct CheckerAgreementTests {
         .responseTooLarge: ["body-size"], .missingExpiry: ["lifetime"],
     ]
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: agreeable)
     func theFailingCheckIsThePartTheSDKRefused(answer: HostileAnswer) async throws {
         let clock = ManualWallClock(now: Self.now)
@@ -84,6 +87,7 @@ struct CheckerAgreementTests {
         if answer.expected != .transportFailure { #expect(!verdict.checkerFailures.contains("request")) }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: TokenResponseFormat.presets)
     func everySoundAnswerPassesBoth(format: TokenResponseFormat) async throws {
         let clock = ManualWallClock(now: Self.now)
@@ -111,6 +115,7 @@ struct CheckerAgreementTests {
         return cases
     }()
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test(arguments: 0..<claimCases.count)
     func flavorsAndTasksAreJudgedAlike(index: Int) async throws {
         let (fleet, key, tasks, taskID) = Self.claimCases[index]
