@@ -80,7 +80,8 @@ extension WallClock {
 
 /// The device's real clock: the default of every provider, reporter and monitor. Its uptime
 /// counts time asleep, as `ContinuousClock` does; it reads the boot-time clock itself, since
-/// turning a `ContinuousClock` instant into seconds costs a quarter of a cached lookup.
+/// turning a `ContinuousClock` instant into seconds costs a quarter of a cached lookup. Its
+/// sleeps end by that uptime too, time asleep included, whatever the wall clock does.
 public struct SystemWallClock: WallClock {
     /// Creates the system clock.
     public init() {}
@@ -100,9 +101,11 @@ public struct SystemWallClock: WallClock {
         return TimeInterval(spec.tv_sec) + TimeInterval(spec.tv_nsec) / 1e9
     }
 
-    /// Sleeps on a dispatch timer that cancellation releases at once.
+    /// Sleeps until ``uptime()`` has moved `duration` seconds, time asleep included, on
+    /// dispatch timers that cancellation releases at once.
     public func sleep(for duration: TimeInterval) async throws {
         guard duration > 0 else { return try Task.checkCancellation() }
-        try await TimerSleep.sleep(seconds: min(duration, 1e9))
+        let clock = self
+        try await TimerSleep.sleep(seconds: min(duration, 1e9), bootClock: { clock.uptime() })
     }
 }

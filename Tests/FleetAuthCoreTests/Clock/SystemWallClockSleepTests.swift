@@ -35,4 +35,35 @@ struct SystemWallClockSleepTests {
         }.result
         #expect(throws: CancellationError.self) { try outcome.get() }
     }
+
+    /// A boot clock that reads `readings` in turn, then the last one forever.
+    static func bootClock(_ readings: [TimeInterval]) -> @Sendable () -> TimeInterval {
+        let next = LockedState(0)
+        return {
+            let index = next.withLock { index in
+                defer { index += 1 }
+                return index
+            }
+            return readings[min(index, readings.count - 1)]
+        }
+    }
+
+    /// The device slept through part of the wait, as the boot clock says: the first timer to
+    /// fire ends the sleep without arming again.
+    @Test func aSleepEndsAtTheFirstTimerOnceTheBootClockHasMovedFarEnough() async throws {
+        let armedAgain = LockedState(0)
+        try await TimerSleep.sleep(
+            seconds: 0.001, bootClock: Self.bootClock([100, 200]), armed: { armedAgain.withLock { $0 += 1 } })
+        #expect(armedAgain.withLock { $0 } == 0)
+    }
+
+    /// A timer that fires before the boot clock has moved the whole sleep (a wall clock set
+    /// forward) arms itself again for what is left.
+    @Test func aTimerThatFiresEarlyArmsItselfAgainForWhatIsLeft() async throws {
+        let armedAgain = LockedState(0)
+        try await TimerSleep.sleep(
+            seconds: 0.002, bootClock: Self.bootClock([100, 100.0005, 100.0005, 200]),
+            armed: { armedAgain.withLock { $0 += 1 } })
+        #expect(armedAgain.withLock { $0 } >= 1)
+    }
 }
