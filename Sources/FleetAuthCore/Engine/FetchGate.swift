@@ -11,7 +11,11 @@ package import Foundation
 /// held error without a request.
 ///
 /// - A transient failure (an outage) holds the scope back for ``RetryPolicy/failureCooldown``
-///   after each fetch, as it always did: the retries inside a fetch do the backing off.
+///   after the first failed fetch, then twice as long after each further one, up to
+///   ``outageCap`` (never below the cooldown, never below the backend's `Retry-After`), each
+///   wait drawn with up to half the retry policy's jitter either side. The first fetch of an
+///   outage retries inside itself; later fetches make one attempt unless a usable token is
+///   held, so a scope without a token asks about once a minute once the outage is long.
 /// - A refusal holds it back for the cooldown the first time, then twice as long after each
 ///   further refusal, up to ``refusalCap`` (never below the cooldown), each wait drawn with
 ///   up to half the retry policy's jitter either side: a fleet refused together does not come
@@ -59,6 +63,10 @@ package struct FetchGate: Sendable {
     /// The longest wait between two requests of a scope whose fetches keep being refused
     /// (before jitter), unless the failure cooldown is longer: 5 minutes.
     package static let refusalCap: TimeInterval = 300
+    /// The longest wait between two fetches of a scope through an outage (before jitter),
+    /// unless the failure cooldown is longer: 1 minute, so that the first token comes within
+    /// about 75 s of the backend's return.
+    package static let outageCap: TimeInterval = 60
     /// A token the fleet service rejects this soon after it arrived counts as one more of a
     /// run of rejections; an older one starts the count over.
     package static let youngTokenAge: TimeInterval = 60
@@ -67,6 +75,8 @@ package struct FetchGate: Sendable {
     package private(set) var outage: Outage?
     /// Fetches that failed for good in a row.
     package private(set) var refusals = 0
+    /// Fetches that failed for a transient reason in a row.
+    package private(set) var outageFetches = 0
     /// Tokens the fleet service rejected in a row, each within ``youngTokenAge`` of arriving.
     package private(set) var rejections = 0
     /// What callers are told while rejected tokens hold the scope back.
@@ -77,7 +87,11 @@ package struct FetchGate: Sendable {
     package private(set) var nextRequestDate: Date?
 
     /// Whether it holds nothing: the engine drops it.
-    package var isEmpty: Bool { outage == nil && refusals == 0 && rejections == 0 }
+    package var isEmpty: Bool { outage == nil && refusals == 0 && rejections == 0 && outageFetches == 0 }
+
+    /// Whether an earlier fetch already failed in this outage: a fetch now makes one attempt
+    /// unless a usable token is held, and the gate spaces the next.
+    package var isInLongOutage: Bool { outageFetches > 0 }
 
     /// Whether a request may go at uptime `now`.
     package func allowsRequest(at now: TimeInterval) -> Bool { now >= nextRequestAt }
@@ -135,10 +149,18 @@ package struct FetchGate: Sendable {
         var outage = self.outage ?? Outage(since: started, error: error)
         outage.error = error
         self.outage = outage
-        var wait = retry.failureCooldown
+        let wait: TimeInterval
         if Self.isRefusal(error) {
             refusals += 1
-            wait = Self.wait(after: refusals, retry: retry, randomUnit: randomUnit)
+            wait = Self.wait(after: refusals, cap: Self.refusalCap, retry: retry, randomUnit: randomUnit)
+        } else if error.isTransient {
+            outageFetches += 1
+            wait = max(
+                Self.wait(after: outageFetches, cap: Self.outageCap, retry: retry, randomUnit: randomUnit),
+                error.retryAfter ?? 0)
+        } else {
+            // Nothing reached the backend (the app's `headers` closure threw, a sign-out).
+            wait = retry.failureCooldown
         }
         hold(until: now + wait, wallNow: wallNow + wait)
     }
@@ -149,6 +171,7 @@ package struct FetchGate: Sendable {
     package mutating func fetchSucceeded(replaced: Bool) {
         outage = nil
         refusals = 0
+        outageFetches = 0
         if replaced {
             rejections = 0
             rejection = nil
@@ -167,7 +190,7 @@ package struct FetchGate: Sendable {
             rejection = nil
             return
         }
-        let wait = Self.wait(after: rejections, retry: retry, randomUnit: randomUnit)
+        let wait = Self.wait(after: rejections, cap: Self.refusalCap, retry: retry, randomUnit: randomUnit)
         rejection = FleetAuthError(
             reason: .tokenMismatch,
             message:
@@ -179,6 +202,7 @@ package struct FetchGate: Sendable {
     /// Starts over: `refresh(for:)` asks now, whatever came before.
     package mutating func restart() {
         refusals = 0
+        outageFetches = 0
         rejections = 0
         rejection = nil
         hold(until: 0, wallNow: nil)
@@ -189,14 +213,16 @@ package struct FetchGate: Sendable {
         nextRequestDate = date
     }
 
-    /// The wait after the `count`th refusal (or rejection) in a row: the cooldown doubled
-    /// `count − 1` times, at most ``refusalCap`` (or the cooldown, if longer), and moved by
-    /// `randomUnit` (in `0...1`) up to half the retry policy's jitter either way (the first
-    /// wait stays exactly the cooldown, as for any failure).
-    package static func wait(after count: Int, retry: RetryPolicy, randomUnit: Double) -> TimeInterval {
+    /// The wait after the `count`th failed fetch (refusal, rejection or outage) in a row: the
+    /// cooldown doubled `count − 1` times, at most `cap` (or the cooldown, if longer), and
+    /// moved by `randomUnit` (in `0...1`) up to half the retry policy's jitter either way (the
+    /// first wait stays exactly the cooldown).
+    package static func wait(after count: Int, cap: TimeInterval, retry: RetryPolicy, randomUnit: Double)
+        -> TimeInterval
+    {
         let cooldown = retry.failureCooldown
         guard count > 1 else { return cooldown }
-        let cap = max(refusalCap, cooldown)
+        let cap = max(cap, cooldown)
         let base = min(cap, cooldown * pow(2, Double(min(count - 1, 62))))
         let spread = base * retry.jitter / 2 * (2 * min(max(randomUnit, 0), 1) - 1)
         return max(0, base + spread)

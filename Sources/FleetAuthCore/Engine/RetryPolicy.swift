@@ -6,10 +6,12 @@ public import Foundation
 /// backoff and jitter, at most `maximumAttempts` times in all and never past
 /// `deadline`; a `Retry-After` from the backend lengthens the wait. Other failures are
 /// returned at once. After a failed fetch the scope cools down for `failureCooldown`:
-/// callers that need the network get the same error without a new request. When the
-/// backend refuses for good (a 401 or 403 to the app's credential, or another answer no retry
-/// fixes) fetch after fetch, each cooldown is twice the one before, up to 5 minutes (±10 %
-/// with the default `jitter`), until a fetch succeeds, `refresh(for:)` or `invalidateAll()`.
+/// callers that need the network get the same error without a new request. Fetch after
+/// failed fetch, each cooldown is twice the one before (±10 % with the default `jitter`): up
+/// to a minute through an outage, where fetches after the first make one attempt unless a
+/// usable token is held, and up to 5 minutes when the backend refuses for good (a 401 or 403
+/// to the app's credential, or another answer no retry fixes), until a fetch succeeds,
+/// `refresh(for:)` or `invalidateAll()`.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts per fetch, the first included. Default 4.
     public var maximumAttempts: Int
@@ -24,9 +26,10 @@ public struct RetryPolicy: Sendable, Hashable {
     public var jitter: Double
     /// The most time one fetch may take, all attempts and waits included. Default 30 s.
     public var deadline: TimeInterval
-    /// How long a scope keeps failing fast after a failed fetch. Default 5 s. After refusals
-    /// in a row it doubles each time, capped at 5 minutes (or at this cooldown if longer),
-    /// moved by up to half of ``jitter`` either way; 0 turns both off.
+    /// How long a scope keeps failing fast after a failed fetch. Default 5 s. After failed
+    /// fetches in a row it doubles each time, capped at a minute through an outage and at 5
+    /// minutes after refusals (or at this cooldown if longer), moved by up to half of
+    /// ``jitter`` either way; 0 turns all of it off.
     public var failureCooldown: TimeInterval
 
     /// Creates a policy; each argument sets the property of the same name.
@@ -63,15 +66,26 @@ public struct RetryPolicy: Sendable, Hashable {
         return max(0, base + spread)
     }
 
-    /// Throws `invalidConfiguration` when the numbers cannot work.
+    /// Throws `invalidConfiguration` naming the first setting that cannot work and its bound.
     package func validate() throws(FleetAuthError) {
-        let values = [initialBackoff, multiplier, maximumBackoff, jitter, deadline, failureCooldown]
-        guard maximumAttempts >= 1, values.allSatisfy({ $0.isFinite && $0 >= 0 }), jitter <= 1, deadline > 0 else {
-            throw FleetAuthError(
-                reason: .invalidConfiguration,
-                message:
-                    "The retry policy needs maximumAttempts ≥ 1, a positive deadline, jitter in 0…1 and finite, non-negative times."
-            )
+        func refuse(_ message: String) -> FleetAuthError {
+            FleetAuthError(reason: .invalidConfiguration, message: "RetryPolicy: \(message)")
+        }
+        guard maximumAttempts >= 1 else {
+            throw refuse("`maximumAttempts` must be 1 or more (it is \(maximumAttempts)): 1 is a single attempt.")
+        }
+        let values: KeyValuePairs<String, TimeInterval> = [
+            "initialBackoff": initialBackoff, "multiplier": multiplier, "maximumBackoff": maximumBackoff,
+            "jitter": jitter, "deadline": deadline, "failureCooldown": failureCooldown,
+        ]
+        for (name, value) in values where !(value.isFinite && value >= 0) {
+            throw refuse("`\(name)` must be a finite number, 0 or more (it is \(value)).")
+        }
+        guard jitter <= 1 else {
+            throw refuse("`jitter` must be at most 1, a spread of ±100 % (it is \(jitter)); 0.2 is the default.")
+        }
+        guard deadline > 0 else {
+            throw refuse("`deadline` must be more than 0 s: it bounds all of a fetch's attempts (30 s is the default).")
         }
     }
 }

@@ -18,7 +18,10 @@ extension TokenEngine {
                 register(continuation, as: waiterID, for: scope, forced: forced)
             }
         } onCancel: {
-            let waiter = withState { $0.flights[scope]?.waiters.removeValue(forKey: waiterID) }
+            let waiter = withState { state in
+                state.flights[scope]?.forcedWaiters.remove(waiterID)
+                return state.flights[scope]?.waiters.removeValue(forKey: waiterID)
+            }
             if let waiter { waiter.resume(with: .failure(CancellationError())) }
             wakeAnsweredCallers()
         }
@@ -51,8 +54,6 @@ extension TokenEngine {
                 let held = state.gates[scope]?.heldError(
                     flightInBackground: state.flights[scope]?.retriesInBackground, at: now)
             {
-                // A fetch retrying in the background: someone still needs a token.
-                state.flights[scope]?.demanded = true
                 return .replayed(held)
             }
             state.waits += 1
@@ -61,11 +62,13 @@ extension TokenEngine {
                 // whose earlier waiters were answered) starts a new budget.
                 if flight.waiters.isEmpty { state.flights[scope]?.waitedSince = now }
                 state.flights[scope]?.waiters[waiterID] = continuation
+                if forced { state.flights[scope]?.forcedWaiters.insert(waiterID) }
                 return .joined(queued: flight.queued)
             }
             let flightID = state.nextID()
             state.flights[scope] = TokenEngineState.Flight(
-                id: flightID, startedAt: now, waitedSince: now, waiters: [waiterID: continuation])
+                id: flightID, startedAt: now, waitedSince: now, waiters: [waiterID: continuation],
+                forcedWaiters: forced ? [waiterID] : [])
             state.fetches += 1
             state.noteChange(of: scope, at: now)
             return .started(flightID)
@@ -162,11 +165,10 @@ extension TokenEngine {
         let refresh = configuration.refresh
         let randomUnit = fetcher.randomUnit()
         let spreadUnit = fetcher.randomUnit()
-        // A refusal's wait is drawn only for a refusal: an outage takes the draws it always took.
-        var refusal: (unit: Double, wallNow: Date)?
-        if case .failure(let error) = fetched {
-            refusal = (FetchGate.isRefusal(error) ? fetcher.randomUnit() : 0.5, clock.now())
-        }
+        // The gate's wait after a failed fetch is drawn: a fleet failing together does not
+        // come back together.
+        var failure: (unit: Double, wallNow: Date)?
+        if case .failure = fetched { failure = (fetcher.randomUnit(), clock.now()) }
         var evicted: (scope: AuthorizationScope, usable: Bool)?
         typealias Outcome = (
             waiters: [TokenEngineState.Waiter], result: Result<AuthToken, FleetAuthError>,
@@ -213,8 +215,8 @@ extension TokenEngine {
             case .failure(let error):
                 var gate = state.gates[scope] ?? FetchGate()
                 gate.fetchFailed(
-                    error, startedAt: started, at: now, wallNow: refusal?.wallNow ?? clock.now(),
-                    retry: configuration.retry, randomUnit: refusal?.unit ?? 0.5)
+                    error, startedAt: started, at: now, wallNow: failure?.wallNow ?? clock.now(),
+                    retry: configuration.retry, randomUnit: failure?.unit ?? 0.5)
                 state.gates[scope] = gate
                 state.boundPerScopeState()
                 result = .failure(gate.outage?.failure(at: now) ?? error)
@@ -243,10 +245,12 @@ extension TokenEngine {
 
     /// Records a failed attempt of flight `flightID` and decides whether another follows at
     /// uptime `retryAt`. Its waiters get the cached token degraded when the failure is
-    /// transient and the token is above its outage floor, or the error once they have had
-    /// the retry policy's attempts and deadline. The flight keeps retrying a transient
-    /// failure while the cached token stays usable until `retryAt`, while waiters are
-    /// within their budget, or while callers keep asking for the scope.
+    /// transient and the token is above its outage floor (not those of `refresh(for:)`, which
+    /// asked for a new token), or the error once they have had the retry policy's attempts
+    /// and deadline. The flight keeps retrying a transient
+    /// failure while the cached token stays usable until `retryAt`, or while waiters are
+    /// within their budget; past an outage's first fetch, without a usable token, it makes
+    /// one attempt and the gate (``FetchGate``) spaces the next fetch.
     @inline(never)
     private func attemptFailed(
         flight flightID: UInt64, for scope: AuthorizationScope, error: FleetAuthError, attempt: Int,
@@ -271,26 +275,31 @@ extension TokenEngine {
             state.boundPerScopeState()
             let outage = gate.outage ?? FetchGate.Outage(since: flight.startedAt, error: error)
             let entry = state.cache.peek(scope)
+            let usable = entry.map { retryAt < $0.floorAt } ?? false
+            // Past an outage's first fetch, without a usable token, the gate spaces the requests.
+            let oneAttempt = gate.isInLongOutage && !usable
             let budgetSpent =
-                !error.isTransient || attempt >= retry.maximumAttempts
+                !error.isTransient || oneAttempt || attempt >= retry.maximumAttempts
                 || retryAt >= (flight.waitedSince ?? flight.startedAt) + retry.deadline
             if budgetSpent { flight.retriesInBackground = true }
             var served: (AuthToken, [TokenEngineState.Waiter])?
             var failed: [TokenEngineState.Waiter] = []
             if !flight.waiters.isEmpty {
                 if error.isTransient, let entry, now < entry.floorAt {
-                    served = (entry.token, Array(flight.waiters.values))
-                    state.hits &+= flight.waiters.count
-                    state.degraded &+= flight.waiters.count
-                    flight.waiters = [:]
-                } else if budgetSpent {
+                    // A forced refresh asked for a new token: it waits on, or fails below.
+                    let lookups = flight.waiters.filter { !flight.forcedWaiters.contains($0.key) }
+                    served = (entry.token, Array(lookups.values))
+                    state.hits &+= lookups.count
+                    state.degraded &+= lookups.count
+                    for id in lookups.keys { flight.waiters[id] = nil }
+                }
+                if budgetSpent {
                     failed = Array(flight.waiters.values)
                     flight.waiters = [:]
+                    flight.forcedWaiters = []
                 }
             }
-            let usable = entry.map { retryAt < $0.floorAt } ?? false
-            let retries = error.isTransient && (!flight.waiters.isEmpty || usable || flight.demanded)
-            flight.demanded = false
+            let retries = error.isTransient && !oneAttempt && (!flight.waiters.isEmpty || usable)
             state.flights[scope] = flight
             state.noteChange(of: scope, at: now)
             let failure =

@@ -19,11 +19,12 @@ struct TokenEngineState {
         var waitedSince: TimeInterval?
         var task: Task<Void, Never>?
         var waiters: [UInt64: Waiter] = [:]
+        /// The waiters that asked for a new token (`refresh(for:)`): never served the cached
+        /// one when an attempt fails, they get a token this flight fetched or its error.
+        var forcedWaiters: Set<UInt64> = []
         /// Set once its waiters have had the retry policy's attempts and deadline: it now
         /// retries in the background, and callers without a usable token fail fast.
         var retriesInBackground = false
-        /// Set when a caller failed fast since the last attempt: someone still needs a token.
-        var demanded = false
         /// The attempts of this flight that failed so far.
         var failedAttempts = 0
         /// Set while it waits for a slot (``FetchSlots``): no task runs it yet.

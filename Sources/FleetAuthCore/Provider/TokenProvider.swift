@@ -101,7 +101,9 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// fetch in flight if one runs (a background refresh), else a new one. For an app that
     /// needs a token minted after some moment (new claims after a role change, a test that
     /// wants a second token). The cached token is still handed out to other callers until the
-    /// new one arrives, and is kept if the fetch fails (this then throws its error). To drop a
+    /// new one arrives, and is kept if the fetch fails; this then throws its error, after the
+    /// retry policy's attempts and deadline when the backend is down, and never returns the
+    /// cached token as if it were new. To drop a
     /// token the fleet service refused, use ``invalidate(_:for:)``, which also makes sure the
     /// refused value does not come back. It asks at once even while the context is held back
     /// after refusals (``TokenState/nextAttemptAt``), and starts that backoff over: call it

@@ -41,10 +41,12 @@ struct FetchGateTests {
         #expect(waits(after: 8, of: refused(), randomUnit: 1) == [5, 11, 22, 44, 88, 176, 330, 330])
     }
 
-    @Test func anOutageHoldsOnlyTheCooldownAsBefore() {
-        #expect(waits(after: 6, of: outage) == [5, 5, 5, 5, 5, 5])
+    /// A long outage costs the backend about a request a minute per scope, not one per cooldown.
+    @Test func anOutageDoublesTheCooldownUpToAMinute() {
+        #expect(waits(after: 7, of: outage) == [5, 10, 20, 40, 60, 60, 60])
         let connection = FleetAuthError(reason: .transportFailure, message: "Connection refused.")
-        #expect(waits(after: 3, of: connection) == [5, 5, 5])
+        #expect(waits(after: 3, of: connection) == [5, 10, 20])
+        #expect(waits(after: 7, of: outage, randomUnit: 1) == [5, 11, 22, 44, 66, 66, 66])
     }
 
     /// A server the device does not trust answers so at every attempt: it backs off as a
@@ -74,9 +76,9 @@ struct FetchGateTests {
 
     @Test func aLongerCooldownIsTheCap() {
         let retry = RetryPolicy(jitter: 0, failureCooldown: 400)
-        #expect(FetchGate.wait(after: 1, retry: retry, randomUnit: 0.5) == 400)
-        #expect(FetchGate.wait(after: 5, retry: retry, randomUnit: 0.5) == 400)
-        #expect(FetchGate.wait(after: 10_000, retry: RetryPolicy(), randomUnit: 1) == 330)
+        #expect(FetchGate.wait(after: 1, cap: FetchGate.refusalCap, retry: retry, randomUnit: 0.5) == 400)
+        #expect(FetchGate.wait(after: 5, cap: FetchGate.refusalCap, retry: retry, randomUnit: 0.5) == 400)
+        #expect(FetchGate.wait(after: 10_000, cap: FetchGate.refusalCap, retry: RetryPolicy(), randomUnit: 1) == 330)
     }
 
     @Test func aSuccessARestartAndNothingElseStartOver() {

@@ -45,11 +45,19 @@ struct RefreshPolicyTests {
         }
     }
 
+    /// Each refusal names the one setting that is wrong, with its bound, and no other.
     @Test(arguments: [
-        RetryPolicy(maximumAttempts: 0), RetryPolicy(jitter: 2), RetryPolicy(deadline: 0),
-        RetryPolicy(initialBackoff: .infinity),
+        (RetryPolicy(maximumAttempts: 0), "`maximumAttempts` must be 1 or more"),
+        (RetryPolicy(jitter: 2), "`jitter` must be at most 1"),
+        (RetryPolicy(deadline: 0), "`deadline` must be more than 0 s"),
+        (RetryPolicy(initialBackoff: .infinity), "`initialBackoff` must be a finite number, 0 or more"),
+        (RetryPolicy(failureCooldown: -5), "`failureCooldown` must be a finite number, 0 or more (it is -5.0)"),
     ])
-    func unusableRetryPoliciesAreRejected(policy: RetryPolicy) {
-        #expect(throws: FleetAuthError.self) { try policy.validate() }
+    func unusableRetryPoliciesAreRejectedNamingTheSetting(policy: RetryPolicy, named: String) {
+        let error = #expect(throws: FleetAuthError.self) { try policy.validate() }
+        let message = error?.message ?? ""
+        #expect(message.contains(named), "\(message)")
+        let settings = ["maximumAttempts", "initialBackoff", "jitter", "deadline", "failureCooldown"]
+        #expect(settings.filter { message.contains("`\($0)`") }.count == 1, "\(message)")
     }
 }

@@ -190,15 +190,29 @@ struct RefusedCredentialTests {
         #expect(watcher.states.map(\.phase) == [.noToken, .refreshing, .failed, .fresh])
     }
 
+    /// An hour of 503s with no token held (a fleet starting in an outage): at most 90
+    /// requests, and the first token within 75 s of the backend's return.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test func transientFailuresStillHoldOnlyTheCooldown() async throws {
+    @Test func anHourLongOutageCostsAboutARequestAMinuteAndEndsWithin75Seconds() async throws {
+        let s = try RefusalSimulation(status: 503)
+        #expect(await s.lookUp(until: 3600) == nil)
+        let inOutage = s.requestTimes.count
+        s.refuses(false)
+        let firstToken = try #require(await s.lookUp(until: 3600 + 300))
+        #expect(inOutage <= 90, "\(inOutage) requests in the hour")
+        #expect(firstToken - 3600 <= 75, "first token \(firstToken - 3600) s after the return")
+    }
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func transientFailuresBackOffToAboutAMinuteNeverToRefusalsFiveMinutes() async throws {
         let s = try RefusalSimulation(status: 503)
         await s.lookUp(until: 600)
-        // Each fetch retries through its attempts; a new one starts at the next lookup after
-        // the 5-s cooldown, whatever came before: about 13 s apart, never minutes.
+        // The first fetch retries through its attempts; later ones make one attempt each,
+        // at the next lookup once the gate's wait (doubling from 5 s to a minute) is over.
         let times = s.requestTimes
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
-        #expect(gaps.allSatisfy { $0 <= 15 }, "\(gaps)")
-        #expect(times.count > 40)
+        #expect(gaps.allSatisfy { $0 <= 66 + 5 }, "\(gaps)")
+        #expect(gaps.suffix(4).allSatisfy { $0 >= 54 }, "\(gaps)")
+        #expect((10...20).contains(times.count), "\(times.count)")
     }
 }

@@ -40,4 +40,20 @@ struct ForcedRefreshTests {
         await #expect(throws: FleetAuthError.self) { try await f.provider.refresh(for: vehicle) }
         #expect(f.provider.cachedUsableToken(for: vehicle) == first)
     }
+
+    /// The backend is down with a token held: lookups keep being served the held token, and a
+    /// refresh, which asked for a new one, throws once the retry policy's budget is spent.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func aRefreshThatCannotFetchThrowsInsteadOfReturningTheHeldToken() async throws {
+        let f = try DriverFixture()
+        let held = try await f.provider.token(for: vehicle)
+        f.transport.setFaultInjector { _, _ in .status(503) }
+        let requestsBefore = f.transport.requestCount
+        let refreshed = await f.clock.runToCompletion(horizon: 120) { [provider = f.provider, vehicle] in
+            try await provider.refresh(for: vehicle)
+        }
+        #expect(throws: FleetAuthError.self) { try refreshed.get() }
+        #expect(f.transport.requestCount > requestsBefore + 1)
+        #expect(try await f.provider.token(for: vehicle) == held)
+    }
 }
