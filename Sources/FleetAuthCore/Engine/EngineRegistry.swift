@@ -38,22 +38,42 @@ final class EngineRegistry: Sendable {
     /// The registry of this process.
     static let shared = EngineRegistry()
 
-    private let servers = LockedState<[Key: Set<ObjectIdentifier>]>([:])
+    /// An engine, held weakly: the registry must not keep a provider alive.
+    private struct Member: Sendable {
+        weak var engine: TokenEngine?
+    }
+
+    private let servers = LockedState<[Key: [ObjectIdentifier: Member]]>([:])
 
     /// The group an engine of `configuration` belongs to.
     static func group(of configuration: TokenProviderConfiguration) -> Group {
         Group(
             clock: (configuration.clock as? any SimulatedClock).map { ObjectIdentifier($0 as AnyObject) },
-            url: configuration.endpoint.url)
+            url: serverForm(of: configuration.endpoint.url))
     }
 
-    /// Records that engine `id` of `group` serves `scope`; returns how many engines alive
-    /// serve it from there, this one included.
-    func add(_ id: ObjectIdentifier, serving scope: AuthorizationScope, in group: Group) -> Int {
+    /// `url` as the server tells endpoints apart: the scheme and host in lower case, without
+    /// the scheme's default port (`HTTPS://Backend.example.com:443/token` is
+    /// `https://backend.example.com/token`); the path and query as written.
+    static func serverForm(of url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        let rest = url[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
+        var authority = rest[..<authorityEnd].lowercased()
+        if let port = ["https": ":443", "http": ":80"][scheme], authority.hasSuffix(port) {
+            authority.removeLast(port.count)
+        }
+        return "\(scheme)://\(authority)\(rest[authorityEnd...])"
+    }
+
+    /// Records that `engine` of `group` serves `scope`; returns the engines alive that serve
+    /// it from there, this one included.
+    func add(_ engine: TokenEngine, serving scope: AuthorizationScope, in group: Group) -> [TokenEngine] {
         servers.withLock { servers in
             let key = Key(group: group, scope: scope)
-            servers[key, default: []].insert(id)
-            return servers[key]?.count ?? 0
+            servers[key, default: [:]][ObjectIdentifier(engine)] = Member(engine: engine)
+            return servers[key]?.values.compactMap(\.engine) ?? []
         }
     }
 
@@ -62,7 +82,7 @@ final class EngineRegistry: Sendable {
         servers.withLock { servers in
             for scope in scopes {
                 let key = Key(group: group, scope: scope)
-                servers[key]?.remove(id)
+                servers[key]?[id] = nil
                 if servers[key]?.isEmpty == true { servers[key] = nil }
             }
         }

@@ -82,7 +82,8 @@ package final class TokenEngine: Sendable {
     }
 
     /// Warns, once, when another engine alive in this process serves `scope` from the same
-    /// endpoint: called as a fetch starts, for the first scopes it fetches
+    /// endpoint, and has every such engine warn too (an app often watches only its first
+    /// provider): called as a fetch starts, for the first scopes it fetches
     /// (``EngineRegistry/scopesPerEngine``).
     func warnIfDuplicate(serving scope: AuthorizationScope) {
         let records = registered.withLock { registered -> Bool in
@@ -93,13 +94,18 @@ package final class TokenEngine: Sendable {
             return true
         }
         guard records else { return }
-        let serving = EngineRegistry.shared.add(ObjectIdentifier(self), serving: scope, in: registryGroup)
-        guard serving > 1 else { return }
+        let serving = EngineRegistry.shared.add(self, serving: scope, in: registryGroup)
+        guard serving.count > 1 else { return }
+        for engine in serving { engine.warnOfDuplicates(serving: scope, providers: serving.count) }
+    }
+
+    /// Emits the duplicate-provider warning, the first time only.
+    private func warnOfDuplicates(serving scope: AuthorizationScope, providers: Int) {
         let first = registered.withLock { registered in
             defer { registered.warned = true }
             return !registered.warned
         }
-        if first { observer?(.duplicateProvider(scope, providers: serving)) }
+        if first { observer?(.duplicateProvider(scope, providers: providers)) }
     }
 
     deinit {

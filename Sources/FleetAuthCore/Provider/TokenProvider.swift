@@ -129,6 +129,11 @@ public final class TokenProvider<Context: AuthorizationContext>: TokenAuthorizat
     /// Fetches tokens ahead of need for `contexts` (a shift's vehicle, a trip, the next
     /// tasks), so the first call for each finds one cached.
     ///
+    /// The provider refreshes a token only when a lookup finds it in its refresh window;
+    /// with nobody looking up, nothing runs on a timer and the token expires. Call this when
+    /// a caller will need a token at a known moment, or looks up too rarely to start the
+    /// refresh itself.
+    ///
     /// A context whose token is fresh costs nothing; the others share the single fetch in
     /// flight with every other caller. Failures do not throw: they are returned, emitted as
     /// ``TokenEvent``s and delivered to ``tokenStates(for:)``. Returns when every fetch has

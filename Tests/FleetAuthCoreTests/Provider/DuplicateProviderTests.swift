@@ -44,10 +44,13 @@ struct DuplicateProviderTests {
         #expect(warning.level == .warning && warning.scope == truck.scope)
         #expect(warning.description.hasPrefix("duplicateProvider vehicle v-42: 2 providers"))
         #expect(warning.description.contains("one provider per app"))
+        // The first provider, often the only one an app watches, hears it too.
+        #expect(warnings(firstEvents).map(\.description) == warnings(secondEvents).map(\.description))
         // Once: another shared context says nothing more.
         _ = try await first.token(for: TruckContext(vehicleID: "v-7"))
         _ = try await second.token(for: TruckContext(vehicleID: "v-7"))
         #expect(warnings(secondEvents).count == 1)
+        #expect(warnings(firstEvents).count == 1)
         #expect(transport.requestCount == 4)
     }
 
@@ -63,6 +66,32 @@ struct DuplicateProviderTests {
         let (elsewhere, elsewhereEvents) = try provider(on: elsewhereClock, elsewhereTransport)
         _ = try await elsewhere.token(for: truck)
         for events in [firstEvents, otherEvents, sameEvents, elsewhereEvents] { #expect(warnings(events).isEmpty) }
+    }
+
+    /// The server sees one endpoint where the URLs differ only by the host's case or the
+    /// scheme's default port.
+    @Test(arguments: [
+        "https://BACKEND.example.com/token", "https://backend.example.com:443/token",
+        "HTTPS://backend.example.com/token",
+    ])
+    func endpointsAreComparedAsTheServerWould(url: String) async throws {
+        let (clock, transport) = world()
+        let (first, firstEvents) = try provider(on: clock, transport)
+        let (second, secondEvents) = try provider(on: clock, transport, url: url)
+        _ = try await first.token(for: truck)
+        _ = try await second.token(for: truck)
+        #expect(warnings(firstEvents).count == 1)
+        #expect(warnings(secondEvents).count == 1)
+    }
+
+    /// A path is the server's to read: one that differs in case is another endpoint.
+    @Test func aPathThatDiffersInCaseIsAnotherEndpoint() async throws {
+        let (clock, transport) = world()
+        let (first, firstEvents) = try provider(on: clock, transport)
+        let (second, secondEvents) = try provider(on: clock, transport, url: "https://backend.example.com/TOKEN")
+        _ = try await first.token(for: truck)
+        _ = try? await second.token(for: truck)
+        #expect(warnings(firstEvents).isEmpty && warnings(secondEvents).isEmpty)
     }
 
     @Test func aReleasedProviderIsNoLongerCounted() async throws {
