@@ -26,6 +26,7 @@ extension TokenEngine {
         }
         for change in earlier { states.publish(change.state, sequence: change.sequence) }
         for change in current { states.publish(change.state, sequence: change.sequence, to: id) }
+        armPhaseClock()
         return stream
     }
 
@@ -47,5 +48,42 @@ extension TokenEngine {
             return state.changes
         }
         for change in changes { states.publish(change.state, sequence: change.sequence) }
+        armPhaseClock()
+    }
+
+    /// Sleeps until the next moment a watched scope's state changes by time alone
+    /// (``PhaseDeadlines``), then notes the scopes due: one sleep at a time, replaced when an
+    /// earlier moment comes. Only while a stream is open: nothing is scheduled before.
+    func armPhaseClock() {
+        let (due, replaced) = state.withLock { state -> (TimeInterval?, Task<Void, Never>?) in
+            guard let next = state.phaseDeadlines.next else { return (nil, nil) }
+            if let armed = state.phaseClock, armed.at <= next { return (nil, nil) }
+            defer { state.phaseClock = (next, nil) }
+            return (next, state.phaseClock?.task)
+        }
+        replaced?.cancel()
+        guard let due else { return }
+        let clock = self.clock
+        let task = clock.startTask { [weak self] in
+            try? await clock.sleep(for: due - clock.uptime())
+            guard !Task.isCancelled else { return }
+            self?.phaseClockRang(at: due)
+        }
+        let orphaned = state.withLock { state -> Bool in
+            guard state.phaseClock?.at == due, state.phaseClock?.task == nil else { return true }
+            state.phaseClock?.task = task
+            return false
+        }
+        if orphaned { task.cancel() }
+    }
+
+    /// Notes the scopes whose state the clock changed, then sleeps until the next moment.
+    private func phaseClockRang(at due: TimeInterval) {
+        let now = clock.uptime()
+        withState { state in
+            if state.phaseClock?.at == due { state.phaseClock = nil }
+            for scope in state.phaseDeadlines.takeDue(at: now) { state.noteChange(of: scope, at: now) }
+        }
+        armPhaseClock()
     }
 }

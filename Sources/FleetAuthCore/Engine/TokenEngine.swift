@@ -109,6 +109,7 @@ package final class TokenEngine: Sendable {
     }
 
     deinit {
+        state.withLock { $0.phaseClock?.task }?.cancel()
         let scopes = registered.withLock { $0.scopes }
         if !scopes.isEmpty { EngineRegistry.shared.remove(ObjectIdentifier(self), serving: scopes, in: registryGroup) }
         states.finish()

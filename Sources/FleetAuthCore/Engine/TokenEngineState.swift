@@ -88,6 +88,10 @@ struct TokenEngineState {
     var watched = false
     /// Changes made under the lock that ``TokenEngine`` publishes after releasing it.
     var changes: [StateChange] = []
+    /// When watched scopes' states change by time alone, and the engine's one sleep until
+    /// the next of those moments (``TokenEngine/armPhaseClock()``).
+    var phaseDeadlines = PhaseDeadlines()
+    var phaseClock: (at: TimeInterval, task: Task<Void, Never>?)?
     private var stateSequence: UInt64 = 0
 
     /// How many fetch durations are kept; the slowest of them stands for the p99.
@@ -248,7 +252,9 @@ struct TokenEngineState {
     /// Notes that `scope`'s token state may have changed, for the streams to hear once
     /// the lock is released.
     mutating func noteChange(of scope: AuthorizationScope, at now: TimeInterval) {
+        guard watched else { return }
         note(tokenState(of: scope, at: now))
+        if let moment = nextPhaseChange(of: scope, at: now) { phaseDeadlines.schedule(scope, at: moment) }
     }
 
     /// Queues `state` for publishing, numbered after every change before it.
@@ -291,6 +297,18 @@ struct TokenEngineState {
             return TokenState(scope: scope, phase: .failed, token: nil, error: rejection, nextAttemptAt: nextAttempt)
         }
         return TokenState(scope: scope, phase: signedOut ? .signedOut : .noToken, token: nil)
+    }
+
+    /// When `scope`'s token state next changes by time alone (uptime), if it will: a
+    /// degraded token reaching its outage floor, any other token running out of use. The
+    /// boundaries are ``tokenState(of:at:)``'s own.
+    func nextPhaseChange(of scope: AuthorizationScope, at now: TimeInterval) -> TimeInterval? {
+        guard let entry = cache.peek(scope) else { return nil }
+        if let outage = gates[scope]?.outage, outage.error.isTransient {
+            return now < entry.floorAt ? entry.floorAt : nil
+        }
+        // A millisecond past: the token is in use up to its moment inclusive.
+        return now <= entry.expiringAt ? entry.expiringAt + 0.001 : nil
     }
 
     /// Every scope with a token, a fetch or a failure held here.

@@ -163,31 +163,40 @@ struct RefusedCredentialTests {
         #expect(gaps.count == 2 && gaps[0] == 10 && (10...15).contains(gaps[1]), "\(times)")
     }
 
-    /// The screen sees the failure once, with when the next attempt comes: not a
-    /// `refreshing` and a `failed` at every request.
+    /// The screen sees the failure, then when the next attempt comes, once per request: not
+    /// a `refreshing` and a `failed` at every request, and never a wait it was not told of.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test func aScreenSeesTheRepeatedRefusalOnceWithItsNextAttempt() async throws {
+    @Test func aScreenSeesTheRepeatedRefusalWithEachNextAttempt() async throws {
         let s = try RefusalSimulation()
         let start = s.clock.now()
         let watcher = StateWatcher(s.provider.tokenStates(for: s.truck), on: s.clock)
         await s.lookUp(until: 1800)
         await s.clock.settle()
-        #expect(watcher.states.map(\.phase) == [.noToken, .refreshing, .failed], "\(watcher.states)")
-        let failed = try #require(watcher.states.last)
-        #expect(failed.error?.status == 401)
+        let phases = watcher.states.map(\.phase)
+        #expect(Array(phases.prefix(3)) == [.noToken, .refreshing, .failed], "\(watcher.states)")
+        #expect(phases.dropFirst(2).allSatisfy { $0 == .failed }, "\(phases)")
+        // One state per refusal, each with a later next attempt than the one before.
+        let failures = Array(watcher.states.dropFirst(2))
+        #expect(failures.count == s.requestTimes.count, "\(failures.count) states, \(s.requestTimes.count) requests")
+        let attempts = failures.compactMap(\.nextAttemptAt)
+        #expect(attempts.count == failures.count)
+        #expect(zip(attempts.dropFirst(), attempts).allSatisfy { $0 > $1 })
+        #expect(failures.allSatisfy { $0.error?.status == 401 })
         // Told at the first refusal, 0.2 s in: the cooldown.
-        let firstWait = try #require(failed.nextAttemptAt).timeIntervalSince(start) - 0.2
+        let firstWait = try #require(attempts.first).timeIntervalSince(start) - 0.2
         #expect(abs(firstWait - 5) < 0.01)
-        // The state at a moment says when the next attempt comes now.
+        // The last one told is the one the state at this moment says.
         let now = s.provider.tokenState(for: s.truck)
         #expect(now.phase == .failed)
+        #expect(now.nextAttemptAt == attempts.last)
         let next = try #require(now.nextAttemptAt).timeIntervalSince(s.clock.now())
         #expect(next > 0 && next <= 330)
         // The credential is accepted again: one more state.
         s.refuses(false)
+        let told = watcher.states.count
         await s.lookUp(until: 2400)
-        try await watcher.phases(count: 4)
-        #expect(watcher.states.map(\.phase) == [.noToken, .refreshing, .failed, .fresh])
+        try await watcher.phases(count: told + 1)
+        #expect(watcher.states.last?.phase == .fresh)
     }
 
     /// An hour of 503s with no token held (a fleet starting in an outage): at most 90

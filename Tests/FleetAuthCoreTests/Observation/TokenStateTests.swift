@@ -119,7 +119,7 @@ struct TokenStateTests {
         // While the caller's retries remain the state says refreshing, with the last error;
         // failed once they are used up.
         let trail = try await h.clock.settled { watcher.phases.last == "failed" ? watcher.phases : nil }
-        let failed = trail.count - 1
+        let failed = try #require(trail.indices.first { $0 >= 5 && trail[$0] == "failed" })
         #expect(trail[5..<failed].allSatisfy { $0 == "refreshing" } && failed >= 5, "\(trail)")
         #expect(watcher.states[5..<failed].allSatisfy { $0.error?.status == 503 && $0.tokenFingerprint == nil })
         #expect(watcher.states[failed].tokenFingerprint == nil)
