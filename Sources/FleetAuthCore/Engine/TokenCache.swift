@@ -54,8 +54,16 @@ package struct TokenCache {
 
         /// The token's state at uptime `now`.
         package func freshness(at now: TimeInterval) -> RefreshPolicy.Freshness {
-            now < staleAt ? .fresh : now <= expiringAt ? .stale : .expiring
+            now < staleAt ? .fresh : isInUse(at: now) ? .stale : .expiring
         }
+
+        /// Whether the token still has its minimum remaining life at uptime `now`: it is
+        /// handed out, and the state shows it. The one rule for "in use".
+        package func isInUse(at now: TimeInterval) -> Bool { now <= expiringAt }
+
+        /// Whether the token is above its outage floor at uptime `now`: through a transient
+        /// failure it is still handed out, degraded. The one rule for "usable in an outage".
+        package func isAboveFloor(at now: TimeInterval) -> Bool { now < floorAt }
 
         /// Records a lookup at uptime `now`, inside the full refresh window.
         mutating func recordLookup(at now: TimeInterval) {
@@ -86,7 +94,7 @@ package struct TokenCache {
         /// entry out measured 250 more instructions per lookup).
         mutating func use(at now: TimeInterval) -> (AuthToken, RefreshPolicy.Freshness, Bool) {
             if now >= entry.watchFrom { entry.recordLookup(at: now) }
-            return (entry.token, entry.freshness(at: now), now < entry.floorAt)
+            return (entry.token, entry.freshness(at: now), entry.isAboveFloor(at: now))
         }
     }
 

@@ -199,13 +199,13 @@ extension TokenEngine {
                 // A token fetched off the refresh schedule (cold start, a token that ran
                 // out, the end of an outage) may share its minute with a whole fleet's:
                 // spread its refresh. One fetched on schedule keeps the phase.
-                let onSchedule = previous.map { now <= $0.expiringAt } ?? false
+                let onSchedule = previous.map { $0.isInUse(at: now) } ?? false
                 if refresh.spreadsRefreshes, !onSchedule || state.gates[scope]?.outage != nil {
                     entry.spreadRefresh(from: now, unit: spreadUnit)
                 }
                 if let dropped = state.cache.store(entry) {
                     // Every usable token dropped warns, and the statistics count them.
-                    let usable = now < dropped.entry.floorAt
+                    let usable = dropped.entry.isAboveFloor(at: now)
                     if usable { state.evictedUsable += 1 }
                     evicted = (dropped.scope, usable)
                     state.forget(dropped.scope)
@@ -275,7 +275,7 @@ extension TokenEngine {
             state.boundPerScopeState()
             let outage = gate.outage ?? FetchGate.Outage(since: flight.startedAt, error: error)
             let entry = state.cache.peek(scope)
-            let usable = entry.map { retryAt < $0.floorAt } ?? false
+            let usable = entry.map { $0.isAboveFloor(at: retryAt) } ?? false
             // Past an outage's first fetch, without a usable token, the gate spaces the requests.
             let oneAttempt = gate.isInLongOutage && !usable
             let budgetSpent =
@@ -285,7 +285,7 @@ extension TokenEngine {
             var served: (AuthToken, [TokenEngineState.Waiter])?
             var failed: [TokenEngineState.Waiter] = []
             if !flight.waiters.isEmpty {
-                if error.isTransient, let entry, now < entry.floorAt {
+                if error.isTransient, let entry, entry.isAboveFloor(at: now) {
                     // A forced refresh asked for a new token: it waits on, or fails below.
                     let lookups = flight.waiters.filter { !flight.forcedWaiters.contains($0.key) }
                     served = (entry.token, Array(lookups.values))

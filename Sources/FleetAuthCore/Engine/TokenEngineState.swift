@@ -275,7 +275,7 @@ struct TokenEngineState {
             // Still handed out: through a transient failure down to the outage floor, through
             // a refusal (a 401 or 403 to the refresh) while it has its minimum life left.
             let transient = outage.error.isTransient
-            if let entry, transient ? now < entry.floorAt : now <= entry.expiringAt {
+            if let entry, transient ? entry.isAboveFloor(at: now) : entry.isInUse(at: now) {
                 return TokenState(
                     scope: scope, phase: transient ? .degraded : .refreshRefused, token: entry.token,
                     error: outage.error, nextAttemptAt: transient ? nil : nextAttempt)
@@ -290,9 +290,9 @@ struct TokenEngineState {
         }
         if flight != nil {
             return TokenState(
-                scope: scope, phase: .refreshing, token: entry.flatMap { now <= $0.expiringAt ? $0.token : nil })
+                scope: scope, phase: .refreshing, token: entry.flatMap { $0.isInUse(at: now) ? $0.token : nil })
         }
-        if let entry, now <= entry.expiringAt { return TokenState(scope: scope, phase: .fresh, token: entry.token) }
+        if let entry, entry.isInUse(at: now) { return TokenState(scope: scope, phase: .fresh, token: entry.token) }
         if let rejection = gate?.rejection {
             return TokenState(scope: scope, phase: .failed, token: nil, error: rejection, nextAttemptAt: nextAttempt)
         }
@@ -305,10 +305,10 @@ struct TokenEngineState {
     func nextPhaseChange(of scope: AuthorizationScope, at now: TimeInterval) -> TimeInterval? {
         guard let entry = cache.peek(scope) else { return nil }
         if let outage = gates[scope]?.outage, outage.error.isTransient {
-            return now < entry.floorAt ? entry.floorAt : nil
+            return entry.isAboveFloor(at: now) ? entry.floorAt : nil
         }
         // A millisecond past: the token is in use up to its moment inclusive.
-        return now <= entry.expiringAt ? entry.expiringAt + 0.001 : nil
+        return entry.isInUse(at: now) ? entry.expiringAt + 0.001 : nil
     }
 
     /// Every scope with a token, a fetch or a failure held here.
