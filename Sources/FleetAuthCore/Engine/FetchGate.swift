@@ -222,10 +222,9 @@ package struct FetchGate: Sendable {
     {
         let cooldown = retry.failureCooldown
         guard count > 1 else { return cooldown }
-        let cap = max(cap, cooldown)
-        let base = min(cap, cooldown * pow(2, Double(min(count - 1, 62))))
-        let spread = base * retry.jitter / 2 * (2 * min(max(randomUnit, 0), 1) - 1)
-        return max(0, base + spread)
+        return RetryPolicy.exponentialWait(
+            first: cooldown, multiplier: 2, cap: max(cap, cooldown), step: count, jitter: retry.jitter / 2,
+            randomUnit: randomUnit)
     }
 
     /// Whether `error` is a refusal: the backend answered, and no retry will change its

@@ -57,11 +57,22 @@ public struct RetryPolicy: Sendable, Hashable {
         self.failureCooldown = failureCooldown
     }
 
-    /// The wait after failed attempt number `attempt` (1-based), before jitter is applied
-    /// by `randomUnit` in `0...1` (0.5 means none).
+    /// The wait after failed attempt number `attempt` (1-based), moved by `randomUnit` in
+    /// `0...1` up to ``jitter`` either way (0.5 means not at all).
     package func backoff(afterAttempt attempt: Int, randomUnit: Double) -> TimeInterval {
-        let exponent = Double(max(0, attempt - 1))
-        let base = min(maximumBackoff, initialBackoff * pow(multiplier, exponent))
+        Self.exponentialWait(
+            first: initialBackoff, multiplier: multiplier, cap: maximumBackoff, step: attempt, jitter: jitter,
+            randomUnit: randomUnit)
+    }
+
+    /// The one backoff formula, for the attempts of a fetch and for the waits between
+    /// fetches (``FetchGate``): `first` multiplied by `multiplier` `step − 1` times, at most
+    /// `cap`, then moved by `randomUnit` (in `0...1`) up to `jitter` of itself either way.
+    package static func exponentialWait(
+        first: TimeInterval, multiplier: Double, cap: TimeInterval, step: Int, jitter: Double, randomUnit: Double
+    ) -> TimeInterval {
+        let exponent = Double(min(max(0, step - 1), 62))
+        let base = min(cap, first * pow(multiplier, exponent))
         let spread = base * jitter * (2 * min(max(randomUnit, 0), 1) - 1)
         return max(0, base + spread)
     }

@@ -7,10 +7,12 @@ import Foundation
 /// starting one background refresh; an expiring or missing one makes callers share the one
 /// fetch in flight. A failed fetch fails all its waiters alike, and the scope's ``FetchGate``
 /// then says when it may ask the backend again. Its files follow its concepts: getting tokens
-/// in `+Lookup`, the fetch in flight and its waiters in `+Flights`, invalidation and sign-out in
-/// `+Invalidation`, token states in `+States`, waiting for the engine in `+Waiting`, counts in
-/// `+Statistics`, tasks sharing their vehicle's token in `+Tasks`. Nothing is called back
-/// under the lock.
+/// in `+Lookup`, the fetch in flight and its waiters in `+Flights`, fetches waiting for a slot
+/// (``FetchSlots``) in `+Queue`, invalidation and sign-out in `+Invalidation`, token states
+/// and the moments the clock changes them (``PhaseDeadlines``) in `+States`, waiting for the
+/// engine in `+Waiting`, counts in `+Statistics`, tasks sharing their vehicle's token in
+/// `+Tasks`; providers serving one scope from one endpoint are found by ``EngineRegistry``.
+/// Nothing is called back under the lock.
 @usableFromInline
 package final class TokenEngine: Sendable {
     package let configuration: TokenProviderConfiguration
