@@ -28,7 +28,7 @@ package import Foundation
 ///   so does a token that lived to its refresh (the rejection count).
 package struct FetchGate: Sendable {
     /// The failed attempts since the scope's last success.
-    package struct Outage: Sendable {
+    package struct FailureRun: Sendable {
         /// When the first failed attempt began (uptime).
         package let since: TimeInterval
         /// The last attempt's error.
@@ -72,7 +72,7 @@ package struct FetchGate: Sendable {
     package static let youngTokenAge: TimeInterval = 60
 
     /// The failed attempts since the last success; `nil` when the last fetch succeeded.
-    package private(set) var outage: Outage?
+    package private(set) var failures: FailureRun?
     /// Fetches that failed for good in a row.
     package private(set) var refusals = 0
     /// Fetches that failed for a transient reason in a row.
@@ -87,7 +87,7 @@ package struct FetchGate: Sendable {
     package private(set) var nextRequestDate: Date?
 
     /// Whether it holds nothing: the engine drops it.
-    package var isEmpty: Bool { outage == nil && refusals == 0 && rejections == 0 && outageFetches == 0 }
+    package var isEmpty: Bool { failures == nil && refusals == 0 && rejections == 0 && outageFetches == 0 }
 
     /// Whether an earlier fetch already failed in this outage: a fetch now makes one attempt
     /// unless a usable token is held, and the gate spaces the next.
@@ -108,8 +108,8 @@ package struct FetchGate: Sendable {
     /// forced caller (`refresh(for:)`) does not ask.
     package func heldError(flightInBackground: Bool?, at now: TimeInterval) -> FleetAuthError? {
         if let flightInBackground {
-            guard flightInBackground, let outage else { return nil }
-            return outage.failure(at: now)
+            guard flightInBackground, let failures else { return nil }
+            return failures.failure(at: now)
         }
         guard !allowsRequest(at: now) else { return nil }
         return heldError(at: now)
@@ -118,7 +118,7 @@ package struct FetchGate: Sendable {
     /// What the scope's callers are told while it is held back: after repeated refusals or
     /// rejections, with how long until the next request may go.
     package func heldError(at now: TimeInterval) -> FleetAuthError? {
-        guard let error = outage.map({ $0.failure(at: now) }) ?? rejection else { return nil }
+        guard let error = failures.map({ $0.failure(at: now) }) ?? rejection else { return nil }
         let counted =
             refusals > 1
             ? "after \(refusals) refusals in a row"
@@ -130,14 +130,14 @@ package struct FetchGate: Sendable {
     }
 
     /// The attempt number the next flight starts from: an outage's backoff carries on.
-    package var nextAttempt: Int { (outage?.attempts ?? 0) + 1 }
+    package var nextAttempt: Int { (failures?.attempts ?? 0) + 1 }
 
     /// Records a failed attempt (number `attempt`) of a flight that started at `started`.
     package mutating func attemptFailed(_ error: FleetAuthError, attempt: Int, flightStartedAt started: TimeInterval) {
-        var outage = self.outage ?? Outage(since: started, error: error)
-        outage.error = error
-        outage.attempts = max(outage.attempts, attempt)
-        self.outage = outage
+        var failures = self.failures ?? FailureRun(since: started, error: error)
+        failures.error = error
+        failures.attempts = max(failures.attempts, attempt)
+        self.failures = failures
     }
 
     /// Records a fetch that failed with `error` at `now` (`wallNow` on the device's clock):
@@ -146,9 +146,9 @@ package struct FetchGate: Sendable {
         _ error: FleetAuthError, startedAt started: TimeInterval, at now: TimeInterval, wallNow: Date,
         retry: RetryPolicy, randomUnit: Double
     ) {
-        var outage = self.outage ?? Outage(since: started, error: error)
-        outage.error = error
-        self.outage = outage
+        var failures = self.failures ?? FailureRun(since: started, error: error)
+        failures.error = error
+        self.failures = failures
         let wait: TimeInterval
         if Self.isRefusal(error) {
             refusals += 1
@@ -169,7 +169,7 @@ package struct FetchGate: Sendable {
     /// fetch replaced a token that was still cached (it lived to its refresh), which ends a
     /// run of rejections too.
     package mutating func fetchSucceeded(replaced: Bool) {
-        outage = nil
+        failures = nil
         refusals = 0
         outageFetches = 0
         if replaced {

@@ -52,7 +52,7 @@ extension TokenEngine {
             }
             if !forced,
                 let held = state.gates[scope]?.heldError(
-                    flightInBackground: state.flights[scope]?.retriesInBackground, at: now)
+                    flightInBackground: state.flights[scope]?.waitersBudgetSpent, at: now)
             {
                 return .replayed(held)
             }
@@ -77,7 +77,7 @@ extension TokenEngine {
         case .joined(let queued): if queued { watchQueue(for: scope) }
         case .started(let flightID): launch(flight: flightID, for: scope)
         case .served(let lookup):
-            if let token = deliver(lookup, for: scope, at: now) { continuation.resume(returning: token) }
+            if let token = completeLookup(lookup, for: scope, at: now) { continuation.resume(returning: token) }
         case .replayed(let error):
             emit(.failureReplayed(scope, error: error))
             continuation.resume(throwing: error)
@@ -122,7 +122,7 @@ extension TokenEngine {
                 // Waiters within their budget bound the attempt; a background retry is not.
                 state.withLock { state in
                     guard let flight = state.flights[scope], flight.id == flightID, !flight.waiters.isEmpty,
-                        !flight.retriesInBackground, let waitedSince = flight.waitedSince
+                        !flight.waitersBudgetSpent, let waitedSince = flight.waitedSince
                     else { return .infinity }
                     return waitedSince + waitersDeadline
                 }
@@ -200,7 +200,7 @@ extension TokenEngine {
                 // out, the end of an outage) may share its minute with a whole fleet's:
                 // spread its refresh. One fetched on schedule keeps the phase.
                 let onSchedule = previous.map { $0.isInUse(at: now) } ?? false
-                if refresh.spreadsRefreshes, !onSchedule || state.gates[scope]?.outage != nil {
+                if refresh.spreadsRefreshes, !onSchedule || state.gates[scope]?.failures != nil {
                     entry.spreadRefresh(from: now, unit: spreadUnit)
                 }
                 if let dropped = state.cache.store(entry) {
@@ -219,7 +219,7 @@ extension TokenEngine {
                     retry: configuration.retry, randomUnit: failure?.unit ?? 0.5)
                 state.gates[scope] = gate
                 state.boundPerScopeState()
-                result = .failure(gate.outage?.failure(at: now) ?? error)
+                result = .failure(gate.failures?.failure(at: now) ?? error)
             }
             state.noteChange(of: scope, at: now)
             if let evicted { state.noteChange(of: evicted.scope, at: now) }
@@ -273,7 +273,7 @@ extension TokenEngine {
             flight.failedAttempts += 1
             state.gates[scope] = gate
             state.boundPerScopeState()
-            let outage = gate.outage ?? FetchGate.Outage(since: flight.startedAt, error: error)
+            let failures = gate.failures ?? FetchGate.FailureRun(since: flight.startedAt, error: error)
             let entry = state.cache.peek(scope)
             let usable = entry.map { $0.isAboveFloor(at: retryAt) } ?? false
             // Past an outage's first fetch, without a usable token, the gate spaces the requests.
@@ -281,7 +281,7 @@ extension TokenEngine {
             let budgetSpent =
                 !error.isTransient || oneAttempt || attempt >= retry.maximumAttempts
                 || retryAt >= (flight.waitedSince ?? flight.startedAt) + retry.deadline
-            if budgetSpent { flight.retriesInBackground = true }
+            if budgetSpent { flight.waitersBudgetSpent = true }
             var served: (AuthToken, [TokenEngineState.Waiter])?
             var failed: [TokenEngineState.Waiter] = []
             if !flight.waiters.isEmpty {
@@ -304,8 +304,8 @@ extension TokenEngine {
             state.noteChange(of: scope, at: now)
             let failure =
                 failed.isEmpty
-                ? outage.failure(at: now)
-                : outage.failure(
+                ? failures.failure(at: now)
+                : failures.failure(
                     at: now, waitedSince: flight.waitedSince ?? flight.startedAt, attempts: flight.failedAttempts,
                     retry: retry)
             return (retries, served, failed, failure, next)

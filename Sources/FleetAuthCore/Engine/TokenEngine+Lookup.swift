@@ -50,11 +50,11 @@ extension TokenEngine {
             return token
         }
         let lookup = state.withLock { $0.lookUp(scope, at: now) }
-        return deliver(lookup, for: scope, at: now)
+        return completeLookup(lookup, for: scope, at: now)
     }
 
     /// Emits the events of a lookup, starts the refresh it claimed, and returns its token.
-    func deliver(_ lookup: TokenEngineState.Lookup, for scope: AuthorizationScope, at now: TimeInterval)
+    func completeLookup(_ lookup: TokenEngineState.Lookup, for scope: AuthorizationScope, at now: TimeInterval)
         -> AuthToken?
     {
         switch lookup {

@@ -28,7 +28,7 @@ extension TokenEngine {
             return nil
         }
         let lookup = state.withLock { $0.lookUp(vehicle, at: now) }
-        guard let token = deliver(lookup, for: vehicle, at: now) else { return nil }
+        guard let token = completeLookup(lookup, for: vehicle, at: now) else { return nil }
         return token == held || token.claims.covers(scope) ? token : nil
     }
 

@@ -24,7 +24,7 @@ struct TokenEngineState {
         var forcedWaiters: Set<UInt64> = []
         /// Set once its waiters have had the retry policy's attempts and deadline: it now
         /// retries in the background, and callers without a usable token fail fast.
-        var retriesInBackground = false
+        var waitersBudgetSpent = false
         /// The attempts of this flight that failed so far.
         var failedAttempts = 0
         /// Set while it waits for a slot (``FetchSlots``): no task runs it yet.
@@ -139,10 +139,10 @@ struct TokenEngineState {
             hits &+= 1
             return .stale(token, refresh: startFlightIfIdle(scope, now: now))
         case .expiring:
-            guard aboveFloor, let outage = gates[scope]?.outage, outage.error.isTransient else { return .miss }
+            guard aboveFloor, let failures = gates[scope]?.failures, failures.error.isTransient else { return .miss }
             hits &+= 1
             degraded &+= 1
-            return .degraded(token, outage.error, refresh: startFlightIfIdle(scope, now: now))
+            return .degraded(token, failures.error, refresh: startFlightIfIdle(scope, now: now))
         }
     }
 
@@ -271,22 +271,22 @@ struct TokenEngineState {
         let flight = flights[scope]
         // When the next request may go, while the scope is held back and no fetch runs.
         let nextAttempt = flight == nil && gate?.allowsRequest(at: now) == false ? gate?.nextRequestDate : nil
-        if let outage = gate?.outage {
+        if let failures = gate?.failures {
             // Still handed out: through a transient failure down to the outage floor, through
             // a refusal (a 401 or 403 to the refresh) while it has its minimum life left.
-            let transient = outage.error.isTransient
+            let transient = failures.error.isTransient
             if let entry, transient ? entry.isAboveFloor(at: now) : entry.isInUse(at: now) {
                 return TokenState(
                     scope: scope, phase: transient ? .degraded : .refreshRefused, token: entry.token,
-                    error: outage.error, nextAttemptAt: transient ? nil : nextAttempt)
+                    error: failures.error, nextAttemptAt: transient ? nil : nextAttempt)
             }
             // No usable token, but the fetch its callers wait for still has retries left. A
             // refusal has none: a new attempt after it stays `failed` until it ends otherwise.
-            if transient, let flight, !flight.retriesInBackground, !flight.waiters.isEmpty {
-                return TokenState(scope: scope, phase: .refreshing, token: nil, error: outage.error)
+            if transient, let flight, !flight.waitersBudgetSpent, !flight.waiters.isEmpty {
+                return TokenState(scope: scope, phase: .refreshing, token: nil, error: failures.error)
             }
             return TokenState(
-                scope: scope, phase: .failed, token: nil, error: outage.failure(at: now), nextAttemptAt: nextAttempt)
+                scope: scope, phase: .failed, token: nil, error: failures.failure(at: now), nextAttemptAt: nextAttempt)
         }
         if flight != nil {
             return TokenState(
@@ -304,7 +304,7 @@ struct TokenEngineState {
     /// boundaries are ``tokenState(of:at:)``'s own.
     func nextPhaseChange(of scope: AuthorizationScope, at now: TimeInterval) -> TimeInterval? {
         guard let entry = cache.peek(scope) else { return nil }
-        if let outage = gates[scope]?.outage, outage.error.isTransient {
+        if let failures = gates[scope]?.failures, failures.error.isTransient {
             return entry.isAboveFloor(at: now) ? entry.floorAt : nil
         }
         // A millisecond past: the token is in use up to its moment inclusive.
