@@ -76,20 +76,15 @@ package enum HTTPDate {
             (year, 4, "-"), (month, 2, "-"), (dayOfMonth, 2, "T"), (secondOfDay / 3600, 2, ":"),
             (secondOfDay / 60 % 60, 2, ":"), (secondOfDay % 60, 2, "."), (fraction, 3, "Z"),
         ]
-        // Written in place, then copied at once: appending byte by byte checked the array's
-        // room at each.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-            var end = 0
-            for field in fields {
-                var rest = field.value
-                for place in (0..<field.digits).reversed() {
-                    text[end + place] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
-                text[end + field.digits] = UInt8(ascii: field.then)
-                end += field.digits + 1
+        for field in fields {
+            var digits = [UInt8](repeating: UInt8(ascii: "0"), count: field.digits)
+            var rest = field.value
+            for place in digits.indices.reversed() {
+                digits[place] += UInt8(rest % 10)
+                rest /= 10
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<end]))
+            bytes += digits
+            bytes.append(UInt8(ascii: field.then))
         }
     }
 

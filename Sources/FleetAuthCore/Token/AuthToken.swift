@@ -173,19 +173,10 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         return UInt32(truncatingIfNeeded: hash >> 32)
     }
 
-    /// `tok_` and `bits` in 8 hex digits, in a string that needs no allocation.
+    /// `tok_` and `bits` in 8 hex digits (a small string: no allocation).
     private static func fingerprint(bits: UInt32) -> String {
-        String(unsafeUninitializedCapacity: 12) { tag in
-            // Byte by byte: through the literal's `utf8` view and `enumerated()` the prefix took
-            // more instructions than the eight digits (a fleet call tags its token every time).
-            (tag[0], tag[1]) = (UInt8(ascii: "t"), UInt8(ascii: "o"))
-            (tag[2], tag[3]) = (UInt8(ascii: "k"), UInt8(ascii: "_"))
-            for index in 0..<8 {
-                let digit = UInt8(truncatingIfNeeded: bits >> UInt32(28 - 4 * index)) & 0xF
-                tag[4 + index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-            }
-            return 12
-        }
+        let hex = String(bits, radix: 16)
+        return "tok_" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 
     /// 64-bit FNV-1a of `bytes`.
