@@ -43,12 +43,13 @@ package enum TimerSleep {
                 let clocks = [DispatchClock.uptime, .wall]
                 let timers = clocks.indices.map { index in
                     let timer = DispatchSource.makeTimerSource(queue: queue)
-                    // The handler holds the sleep until `finish` cancels the timer, which lets
-                    // it go; it finds its timer in the sleep's state, so it holds no timer.
+                    // The handler holds the sleep and its timer until `finish` cancels the
+                    // timer, which releases the handler: every sleep's timers are cancelled
+                    // as it ends, so nothing outlives it. It may fire before the sleep is
+                    // recorded below, and still arms itself again.
                     timer.setEventHandler {
                         let left = deadline - bootClock()
                         guard left > 0 else { return end(sleep, cancelled: false) }
-                        guard let timer = sleep.withLock({ $0.sleeper?.timers[index] }) else { return }
                         clocks[index].arm(timer, after: left)
                         armed?()
                     }

@@ -89,9 +89,13 @@ package struct FetchGate: Sendable {
     /// Whether it holds nothing: the engine drops it.
     package var isEmpty: Bool { failures == nil && refusals == 0 && rejections == 0 && outageFetches == 0 }
 
-    /// Whether an earlier fetch already failed in this outage: a fetch now makes one attempt
-    /// unless a usable token is held, and the gate spaces the next.
-    package var isInLongOutage: Bool { outageFetches > 0 }
+    /// Whether an earlier fetch already failed in this outage and the scope has been asked
+    /// for since, at uptime `now`: a fetch then makes one attempt unless a usable token is
+    /// held, and the gate spaces the next. A scope nobody asked for in longer than
+    /// ``outageCap`` after its gate opened starts over with the retry policy's attempts.
+    package func isInLongOutage(at now: TimeInterval) -> Bool {
+        outageFetches > 0 && now - nextRequestAt <= Self.outageCap
+    }
 
     /// Whether a request may go at uptime `now`.
     package func allowsRequest(at now: TimeInterval) -> Bool { now >= nextRequestAt }
@@ -104,8 +108,7 @@ package struct FetchGate: Sendable {
     /// else whether it retries in the background after its waiters had their attempts. A caller
     /// is held back while the scope cools down (an outage's cooldown, a refusal's or a
     /// rejection's backoff) and no fetch runs, and while a fetch retries in the background
-    /// through an outage (the engine then marks it demanded: someone still needs a token). A
-    /// forced caller (`refresh(for:)`) does not ask.
+    /// through an outage (a usable token is held). A forced caller (`refresh(for:)`) does not ask.
     package func heldError(flightInBackground: Bool?, at now: TimeInterval) -> FleetAuthError? {
         if let flightInBackground {
             guard flightInBackground, let failures else { return nil }
@@ -154,10 +157,14 @@ package struct FetchGate: Sendable {
             refusals += 1
             wait = Self.wait(after: refusals, cap: Self.refusalCap, retry: retry, randomUnit: randomUnit)
         } else if error.isTransient {
+            // A fetch that began long after the gate opened starts the count over.
+            if started - nextRequestAt > Self.outageCap { outageFetches = 0 }
             outageFetches += 1
+            // The backend's `Retry-After`, up to the cap: a wrong clock on its side must not
+            // hold the scope for hours.
             wait = max(
                 Self.wait(after: outageFetches, cap: Self.outageCap, retry: retry, randomUnit: randomUnit),
-                error.retryAfter ?? 0)
+                min(error.retryAfter ?? 0, max(Self.outageCap, retry.failureCooldown)))
         } else {
             // Nothing reached the backend (the app's `headers` closure threw, a sign-out).
             wait = retry.failureCooldown

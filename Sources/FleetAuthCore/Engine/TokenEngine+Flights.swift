@@ -62,7 +62,15 @@ extension TokenEngine {
                 // whose earlier waiters were answered) starts a new budget.
                 if flight.waiters.isEmpty { state.flights[scope]?.waitedSince = now }
                 state.flights[scope]?.waiters[waiterID] = continuation
-                if forced { state.flights[scope]?.forcedWaiters.insert(waiterID) }
+                if forced {
+                    // A refresh asks anew: a background flight whose waiters had their budget
+                    // gives this one a budget of its own.
+                    state.flights[scope]?.forcedWaiters.insert(waiterID)
+                    if flight.waitersBudgetSpent {
+                        state.flights[scope]?.waitersBudgetSpent = false
+                        state.flights[scope]?.waitedSince = now
+                    }
+                }
                 return .joined(queued: flight.queued)
             }
             let flightID = state.nextID()
@@ -277,7 +285,7 @@ extension TokenEngine {
             let entry = state.cache.peek(scope)
             let usable = entry.map { $0.isAboveFloor(at: retryAt) } ?? false
             // Past an outage's first fetch, without a usable token, the gate spaces the requests.
-            let oneAttempt = gate.isInLongOutage && !usable
+            let oneAttempt = gate.isInLongOutage(at: flight.startedAt) && !usable
             let budgetSpent =
                 !error.isTransient || oneAttempt || attempt >= retry.maximumAttempts
                 || retryAt >= (flight.waitedSince ?? flight.startedAt) + retry.deadline

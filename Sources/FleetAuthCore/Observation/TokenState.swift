@@ -123,14 +123,14 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
         self.nextAttemptAt = nextAttemptAt
     }
 
-    /// Whether this says nothing new after `told` (the same phase, token, and error code and
-    /// status, and no new ``nextAttemptAt``): a repeat is not delivered. A moved
-    /// `nextAttemptAt` is news, the screen's "trying again at …", so a stream hears it once
-    /// per request sent; one that is gone while a request runs is not.
-    package func isRepeat(of told: TokenState) -> Bool {
-        phase == told.phase && tokenFingerprint == told.tokenFingerprint && error?.reason == told.error?.reason
-            && error?.status == told.error?.status
-            && (nextAttemptAt == nil || nextAttemptAt == told.nextAttemptAt)
+    /// Whether `other`, coming after this, says nothing new (the same phase, token, and
+    /// error code and status, and no new ``nextAttemptAt``): a repeat is not delivered. A
+    /// moved `nextAttemptAt` is news, the screen's "trying again at …", so a stream hears it
+    /// once per request sent; one that is gone while a request runs is not.
+    package func says(_ other: TokenState) -> Bool {
+        phase == other.phase && tokenFingerprint == other.tokenFingerprint && error?.reason == other.error?.reason
+            && error?.status == other.error?.status
+            && (other.nextAttemptAt == nil || other.nextAttemptAt == nextAttemptAt)
     }
 
     /// `vehicle v-42 degraded tok_1a2b3c4d until 2026-11-23T18:00:00Z: unexpectedStatus HTTP 503`:

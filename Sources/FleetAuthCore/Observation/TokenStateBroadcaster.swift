@@ -73,7 +73,7 @@ package final class TokenStateBroadcaster: Sendable {
                 if let last, last.sequence > sequence { continue }
                 let signedOut = change.phase == .signedOut
                 state.subscribers[key]?.last[change.scope] = (sequence, signedOut ? nil : change)
-                if let told = last?.state, change.isRepeat(of: told) { continue }
+                if let told = last?.state, told.says(change) { continue }
                 subscriber.continuation.yield(change)
             }
         }

@@ -49,6 +49,30 @@ struct FetchGateTests {
         #expect(waits(after: 7, of: outage, randomUnit: 1) == [5, 11, 22, 44, 66, 66, 66])
     }
 
+    /// A `Retry-After` longer than the wait is honoured up to the outage's cap: a backend
+    /// whose clock is wrong must not hold the scope for hours.
+    @Test func aRetryAfterHoldsTheScopeAtMostTheOutageCap() {
+        let later = FleetAuthError(
+            reason: .unexpectedStatus, message: "The token backend answered 503.", status: 503, retryAfter: 30)
+        #expect(waits(after: 1, of: later) == [30])
+        let decades = FleetAuthError(
+            reason: .unexpectedStatus, message: "The token backend answered 503.", status: 503, retryAfter: 1e9)
+        #expect(waits(after: 2, of: decades) == [60, 60])
+    }
+
+    /// A scope nobody asked for in longer than the cap after its gate opened starts over:
+    /// its next fetch gets the retry policy's attempts, and the wait after it is the cooldown.
+    @Test func anOutageNobodyAskedAboutForAWhileStartsOver() {
+        var gate = FetchGate()
+        gate.fetchFailed(outage, startedAt: 100, at: 100, wallNow: wall, retry: retry, randomUnit: 0.5)
+        gate.fetchFailed(outage, startedAt: 105, at: 105, wallNow: wall, retry: retry, randomUnit: 0.5)
+        #expect(gate.nextRequestAt == 115)
+        #expect(gate.isInLongOutage(at: 115 + 60))
+        #expect(!gate.isInLongOutage(at: 115 + 61))
+        gate.fetchFailed(outage, startedAt: 2000, at: 2000, wallNow: wall, retry: retry, randomUnit: 0.5)
+        #expect(gate.nextRequestAt == 2005)
+    }
+
     /// A server the device does not trust answers so at every attempt: it backs off as a
     /// refusal does. Plain http, refused before anything is sent, holds only the cooldown.
     @Test func anUntrustedServerBacksOffAsARefusalAndPlainHTTPDoesNot() {
