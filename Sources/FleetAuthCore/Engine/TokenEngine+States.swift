@@ -55,22 +55,23 @@ extension TokenEngine {
     /// (``PhaseDeadlines``), then notes the scopes due: one sleep at a time, replaced when an
     /// earlier moment comes. Only while a stream is open: nothing is scheduled before.
     func armPhaseClock() {
-        let (due, replaced) = state.withLock { state -> (TimeInterval?, Task<Void, Never>?) in
+        let (armed, replaced) = state.withLock { state -> ((at: TimeInterval, id: UInt64)?, Task<Void, Never>?) in
             guard let next = state.phaseDeadlines.next else { return (nil, nil) }
             if let armed = state.phaseClock, armed.at <= next { return (nil, nil) }
-            defer { state.phaseClock = (next, nil) }
-            return (next, state.phaseClock?.task)
+            let id = state.nextID()
+            defer { state.phaseClock = (next, id, nil) }
+            return ((next, id), state.phaseClock?.task)
         }
         replaced?.cancel()
-        guard let due else { return }
+        guard let armed else { return }
         let clock = self.clock
         let task = clock.startTask { [weak self] in
-            try? await clock.sleep(for: due - clock.uptime())
+            try? await clock.sleep(for: armed.at - clock.uptime())
             guard !Task.isCancelled else { return }
-            self?.phaseClockRang(at: due)
+            self?.phaseClockRang(armed.id)
         }
         let orphaned = state.withLock { state -> Bool in
-            guard state.phaseClock?.at == due, state.phaseClock?.task == nil else { return true }
+            guard state.phaseClock?.id == armed.id else { return true }
             state.phaseClock?.task = task
             return false
         }
@@ -78,10 +79,10 @@ extension TokenEngine {
     }
 
     /// Notes the scopes whose state the clock changed, then sleeps until the next moment.
-    private func phaseClockRang(at due: TimeInterval) {
+    private func phaseClockRang(_ id: UInt64) {
         let now = clock.uptime()
         withState { state in
-            if state.phaseClock?.at == due { state.phaseClock = nil }
+            if state.phaseClock?.id == id { state.phaseClock = nil }
             for scope in state.phaseDeadlines.takeDue(at: now) { state.noteChange(of: scope, at: now) }
         }
         armPhaseClock()

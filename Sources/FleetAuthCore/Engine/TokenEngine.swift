@@ -89,8 +89,9 @@ package final class TokenEngine: Sendable {
     /// (``EngineRegistry/scopesPerEngine``).
     func warnIfDuplicate(serving scope: AuthorizationScope) {
         let records = registered.withLock { registered -> Bool in
-            guard !registered.warned, registered.scopes.count < EngineRegistry.scopesPerEngine,
-                !registered.scopes.contains(scope)
+            // Recorded after this engine has warned too: another provider sharing a later
+            // scope with it is told.
+            guard registered.scopes.count < EngineRegistry.scopesPerEngine, !registered.scopes.contains(scope)
             else { return false }
             registered.scopes.append(scope)
             return true

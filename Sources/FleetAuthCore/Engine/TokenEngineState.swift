@@ -91,7 +91,7 @@ struct TokenEngineState {
     /// When watched scopes' states change by time alone, and the engine's one sleep until
     /// the next of those moments (``TokenEngine/armPhaseClock()``).
     var phaseDeadlines = PhaseDeadlines()
-    var phaseClock: (at: TimeInterval, task: Task<Void, Never>?)?
+    var phaseClock: (at: TimeInterval, id: UInt64, task: Task<Void, Never>?)?
     private var stateSequence: UInt64 = 0
 
     /// How many fetch durations are kept; the slowest of them stands for the p99.

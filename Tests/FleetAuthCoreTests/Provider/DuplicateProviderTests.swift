@@ -84,6 +84,21 @@ struct DuplicateProviderTests {
         #expect(warnings(secondEvents).count == 1)
     }
 
+    /// A provider already warned goes on recording what it serves: a third provider that
+    /// shares only a later context with it is warned too.
+    @Test func aThirdProviderSharingALaterContextIsWarned() async throws {
+        let (clock, transport) = world()
+        let (first, _) = try provider(on: clock, transport)
+        let (second, _) = try provider(on: clock, transport)
+        let (third, thirdEvents) = try provider(on: clock, transport)
+        _ = try await first.token(for: truck)
+        _ = try await second.token(for: truck)
+        let later = TruckContext(vehicleID: "v-7")
+        _ = try await first.token(for: later)
+        _ = try await third.token(for: later)
+        #expect(warnings(thirdEvents).count == 1)
+    }
+
     /// A path is the server's to read: one that differs in case is another endpoint.
     @Test func aPathThatDiffersInCaseIsAnotherEndpoint() async throws {
         let (clock, transport) = world()
@@ -94,11 +109,14 @@ struct DuplicateProviderTests {
         #expect(warnings(firstEvents).isEmpty && warnings(secondEvents).isEmpty)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aReleasedProviderIsNoLongerCounted() async throws {
         let (clock, transport) = world()
         var first: TokenProvider<TruckContext>? = try provider(on: clock, transport).0
         _ = try await first?.token(for: truck)
         await first?.waitUntilIdle()
+        // The fetch's task ends after it counted itself done, holding the provider until then.
+        await clock.settle()
         first = nil
         let (second, events) = try provider(on: clock, transport)
         _ = try await second.token(for: truck)
