@@ -115,13 +115,13 @@ package struct URLTemplate: Sendable {
 
     /// Where the authority of `text` (user info, host and port) begins: after its scheme's
     /// `://`, or at its start.
-    private static func authorityStart(of text: String) -> String.Index {
+    package static func authorityStart(of text: String) -> String.Index {
         text.range(of: "://")?.upperBound ?? text.startIndex
     }
 
     /// Where the path of `text` begins: after its authority, at the first `/`, `?` or `#`;
     /// the end when it has none.
-    private static func pathStart(of text: String) -> String.Index {
+    package static func pathStart(of text: String) -> String.Index {
         text[authorityStart(of: text)...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
     }
 

@@ -18,9 +18,10 @@ package import Foundation
 package enum TimerSleep {
     /// The sleeper and its armed timers once recorded, or how the sleep ended before (`true`: cancelled).
     private struct Sleep: @unchecked Sendable {
-        // Safe because the only members that are not Sendable are the dispatch timers, and
-        // they are only ever cancelled, once, by whoever takes them out under the lock:
-        // dispatch sources are thread-safe objects whose cancel may be called from any thread.
+        // Safe because the only members that are not Sendable are the dispatch timers, which
+        // are cancelled once, by whoever takes them out under the lock, and otherwise only
+        // armed again by their own handlers on the timer queue: dispatch sources are
+        // thread-safe objects whose schedule and cancel may be called from any thread.
         var sleeper: (continuation: CheckedContinuation<Void, any Error>, timers: [any DispatchSourceTimer])?
         var endedEarly: Bool?
     }

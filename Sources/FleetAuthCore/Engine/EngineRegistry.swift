@@ -56,15 +56,14 @@ final class EngineRegistry: Sendable {
     /// the scheme's default port (`HTTPS://Backend.example.com:443/token` is
     /// `https://backend.example.com/token`); the path and query as written.
     static func serverForm(of url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
-        let rest = url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
-        var authority = rest[..<authorityEnd].lowercased()
+        guard let schemeEnd = url.range(of: "://")?.lowerBound else { return url }
+        let scheme = url[..<schemeEnd].lowercased()
+        let path = URLTemplate.pathStart(of: url)
+        var authority = url[URLTemplate.authorityStart(of: url)..<path].lowercased()
         if let port = ["https": ":443", "http": ":80"][scheme], authority.hasSuffix(port) {
             authority.removeLast(port.count)
         }
-        return "\(scheme)://\(authority)\(rest[authorityEnd...])"
+        return "\(scheme)://\(authority)\(url[path...])"
     }
 
     /// Records that `engine` of `group` serves `scope`; returns the engines alive that serve

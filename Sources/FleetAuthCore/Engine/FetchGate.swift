@@ -158,7 +158,7 @@ package struct FetchGate: Sendable {
             wait = Self.wait(after: refusals, cap: Self.refusalCap, retry: retry, randomUnit: randomUnit)
         } else if error.isTransient {
             // A fetch that began long after the gate opened starts the count over.
-            if started - nextRequestAt > Self.outageCap { outageFetches = 0 }
+            if !isInLongOutage(at: started) { outageFetches = 0 }
             outageFetches += 1
             // The backend's `Retry-After`, up to the cap: a wrong clock on its side must not
             // hold the scope for hours.

@@ -173,9 +173,7 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// setting and the bound it breaks: a setting no accepted token can satisfy is refused,
     /// not capped in silence.
     package func validate() throws(FleetAuthError) {
-        func refuse(_ message: String) -> FleetAuthError {
-            FleetAuthError(reason: .invalidConfiguration, message: "RefreshPolicy: \(message)")
-        }
+        func refuse(_ message: String) -> FleetAuthError { .invalidSetting(of: "RefreshPolicy", message) }
         func seconds(_ value: TimeInterval) -> String {
             value.rounded() == value && abs(value) < 1e15 ? "\(Int(value)) s" : "\(value) s"
         }
@@ -185,9 +183,7 @@ public struct RefreshPolicy: Sendable, Hashable {
             "expiryTolerance": expiryTolerance, "latencyMultiplier": latencyMultiplier,
             "refreshJitter": refreshJitter, "outageTolerance": outageTolerance, "outageFloor": outageFloor,
         ]
-        for (name, value) in values where !(value.isFinite && value >= 0) {
-            throw refuse("`\(name)` must be a finite number, 0 or more (it is \(value)).")
-        }
+        try FleetAuthError.requireFiniteAndNotNegative(values, of: "RefreshPolicy")
         guard maximumLifetime >= minimumLifetime else {
             throw refuse(
                 "`maximumLifetime` (\(seconds(maximumLifetime))) is below `minimumLifetime` (\(seconds(minimumLifetime))): no token would be accepted; set maximumLifetime ≥ minimumLifetime."

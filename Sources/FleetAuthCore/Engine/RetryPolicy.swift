@@ -79,9 +79,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Throws `invalidConfiguration` naming the first setting that cannot work and its bound.
     package func validate() throws(FleetAuthError) {
-        func refuse(_ message: String) -> FleetAuthError {
-            FleetAuthError(reason: .invalidConfiguration, message: "RetryPolicy: \(message)")
-        }
+        func refuse(_ message: String) -> FleetAuthError { .invalidSetting(of: "RetryPolicy", message) }
         guard maximumAttempts >= 1 else {
             throw refuse("`maximumAttempts` must be 1 or more (it is \(maximumAttempts)): 1 is a single attempt.")
         }
@@ -89,9 +87,7 @@ public struct RetryPolicy: Sendable, Hashable {
             "initialBackoff": initialBackoff, "multiplier": multiplier, "maximumBackoff": maximumBackoff,
             "jitter": jitter, "deadline": deadline, "failureCooldown": failureCooldown,
         ]
-        for (name, value) in values where !(value.isFinite && value >= 0) {
-            throw refuse("`\(name)` must be a finite number, 0 or more (it is \(value)).")
-        }
+        try FleetAuthError.requireFiniteAndNotNegative(values, of: "RetryPolicy")
         guard jitter <= 1 else {
             throw refuse("`jitter` must be at most 1, a spread of ±100 % (it is \(jitter)); 0.2 is the default.")
         }
