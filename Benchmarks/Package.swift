@@ -25,14 +25,19 @@ let package = Package(
                 .product(name: "FleetAuthCore", package: "FleetAuth"),
                 .product(name: "FleetAuthDriver", package: "FleetAuth"),
                 .product(name: "FleetAuthInMemory", package: "FleetAuth"),
+                .product(name: "FleetAuthFleetService", package: "FleetAuth"),
+                .product(name: "FleetAuthURLSession", package: "FleetAuth"),
             ]
         ),
+        // The loopback token backend and fleet service of `fleetauth-bench --http`, in C, so
+        // that the server costs little beside the clients measured.
+        .executableTarget(name: "loopback-fleet-service"),
         // One design's lookups on the main thread alone, for callgrind (`fleetauth-bench --instructions`).
         .executableTarget(name: "fleetauth-instructions", dependencies: ["BenchmarkSubjects"]),
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.name != "loopback-fleet-service" {
     target.swiftSettings = [
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("InternalImportsByDefault"),

@@ -14,6 +14,26 @@ struct FleetAuthBench {
                 CommandLine.arguments.indices.contains(index + 1) ? Double(CommandLine.arguments[index + 1]) : nil
             }
         }
+        if let variant = CommandLine.arguments.firstIndex(of: "--http-run").map({ CommandLine.arguments[$0 + 1] }) {
+            // One variant of the real-HTTP comparison, in the process `--http` starts for it.
+            guard let variant = HTTPBench.Variant(rawValue: variant), let port = option("--port"),
+                let vehicles = option("--vehicles")
+            else { throw BenchError("--http-run needs a variant, --port and --vehicles") }
+            let run = try await HTTPBench.run(
+                variant: variant, port: Int(port), vehicles: Int(vehicles), seconds: option("--seconds") ?? 30,
+                backToBack: CommandLine.arguments.contains("--back-to-back"))
+            print(String(decoding: try JSONEncoder().encode(run), as: UTF8.self))
+            return
+        }
+        if let vehicles = option("--http") {
+            // FleetAuth over real HTTP beside a bare URLSession, each variant in a process of its own.
+            let backToBack = CommandLine.arguments.contains("--back-to-back")
+            print(
+                try HTTPBench.compare(
+                    vehicles: Int(vehicles), seconds: option("--seconds") ?? (backToBack ? 20 : 30),
+                    rounds: Int(option("--rounds") ?? 3), backToBack: backToBack))
+            return
+        }
         if CommandLine.arguments.contains("--instructions") {
             // Instructions per lookup under callgrind: slow, but repeatable on a noisy machine.
             let names = CommandLine.arguments.drop { $0 != "--instructions" }.dropFirst()
