@@ -127,7 +127,8 @@ enum HTTPBench {
         let (accepted, turns, onTime, inRun) = counts.value.withLock { $0 }
         return Run(
             variant: variant, vehicles: vehicles, seconds: seconds, backToBack: backToBack,
-            cpuSeconds: cpuAtEnd - cpuAtStart, contextSwitches: switchesAtEnd - switchesAtStart, accepted: accepted, acceptedInRun: inRun, turns: turns, onTime: onTime,
+            cpuSeconds: cpuAtEnd - cpuAtStart, contextSwitches: switchesAtEnd - switchesAtStart, accepted: accepted,
+            acceptedInRun: inRun, turns: turns, onTime: onTime,
             baselineResidentBytes: baseline, peakResidentBytes: peakResidentBytes())
     }
 
@@ -241,7 +242,9 @@ enum HTTPBench {
             guard !byte.isEmpty else { throw BenchError("loopback-fleet-service printed no port") }
             line.append(byte)
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
+        guard
+            let port = Int(
+                String(decoding: line, as: UTF8.self).dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
         else { throw BenchError("loopback-fleet-service printed no port") }
 
         var runs: [[Variant: Run]] = []
@@ -264,7 +267,10 @@ enum HTTPBench {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments =
-            ["--http-run", variant.rawValue, "--port", "\(port)", "--vehicles", "\(vehicles)", "--seconds", "\(seconds)"]
+            [
+                "--http-run", variant.rawValue, "--port", "\(port)", "--vehicles", "\(vehicles)", "--seconds",
+                "\(seconds)",
+            ]
             + (backToBack ? ["--back-to-back"] : [])
         let output = Pipe()
         child.standardOutput = output
@@ -289,7 +295,9 @@ enum HTTPBench {
         ]
         for variant in Variant.allCases {
             let own = runs.compactMap { $0[variant] }
-            let paired = runs.compactMap { round in round[variant].flatMap { run in round[.handWritten].map { (run, $0) } } }
+            let paired = runs.compactMap { round in
+                round[variant].flatMap { run in round[.handWritten].map { (run, $0) } }
+            }
             lines.append(
                 "| \(variant.rawValue) | \(f(median(own.map(\.cpuPerThousand)))) "
                     + "| \(f(median(paired.map { $0.0.cpuPerThousand / $0.1.cpuPerThousand }), 2)) "
@@ -359,4 +367,3 @@ final class HandWrittenFleet: Sendable {
             #"{"lastLocation":{"location":{"latitude":\#(latitude),"longitude":\#(longitude)},"speed":8}}"#.utf8)
     }
 }
-
