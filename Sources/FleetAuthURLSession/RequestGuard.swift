@@ -59,10 +59,22 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         var hasDelegate: Bool { plain == nil }
     }
 
+    /// How a followed task's body reaches the guard.
+    enum BodyDelivery {
+        /// Chunk by chunk through the delegate, counted as it is decoded: a `Content-Length`
+        /// over the cap is refused before the body is read, a body that grows past it at once.
+        case streamed
+        /// Whole, through the task's completion handler (``finish(_:data:response:error:)``),
+        /// with no delegate call per response or chunk; a body over the cap is refused when it
+        /// is complete.
+        case whole
+    }
+
     /// One data task's progress.
     struct TaskState {
         let request: TransportRequest
         let cap: Int
+        let delivery: BodyDelivery
         let continuation: CheckedContinuation<(Data, URLResponse), any Error>
         var data = Data()
         var response: URLResponse?
@@ -86,11 +98,12 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
 
     /// Starts following `task`; `continuation` receives its body and response, or error.
     func follow(
-        _ task: URLSessionTask, request: TransportRequest, cap: Int,
+        _ task: URLSessionTask, request: TransportRequest, cap: Int, delivery: BodyDelivery,
         continuation: CheckedContinuation<(Data, URLResponse), any Error>
     ) {
         lock.withLock {
-            tasks[task.taskIdentifier] = TaskState(request: request, cap: cap, continuation: continuation)
+            tasks[task.taskIdentifier] = TaskState(
+                request: request, cap: cap, delivery: delivery, continuation: continuation)
         }
     }
 
@@ -141,13 +154,38 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         if let refusal { refuse(dataTask, refusal) }
     }
 
+    /// Ends a streamed task. A task whose body comes whole ends in its completion handler
+    /// (``finish(_:data:response:error:)``), which carries the body.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let state = lock.withLock({ tasks.removeValue(forKey: task.taskIdentifier) }) else { return }
-        guard !state.answered else { return }  // answered when it was refused or cancelled
+        let state = lock.withLock { () -> TaskState? in
+            guard tasks[task.taskIdentifier]?.delivery == .streamed else { return nil }
+            return tasks.removeValue(forKey: task.taskIdentifier)
+        }
+        guard let state, !state.answered else { return }  // answered when it was refused or cancelled
         if let error {
             state.continuation.resume(throwing: URLSessionTransport.translate(error, for: state.request))
         } else if let response = state.response ?? task.response {
             state.continuation.resume(returning: (state.data, response))
+        } else {
+            state.continuation.resume(throwing: URLError(.badServerResponse))
+        }
+    }
+
+    /// Ends a task whose body comes whole, with what its completion handler received: a body
+    /// over the cap is refused, and dropped.
+    func finish(_ task: URLSessionTask, data: Data?, response: URLResponse?, error: (any Error)?) {
+        guard let state = lock.withLock({ tasks.removeValue(forKey: task.taskIdentifier) }), !state.answered else {
+            return  // answered when it was refused or cancelled
+        }
+        if let error {
+            state.continuation.resume(throwing: URLSessionTransport.translate(error, for: state.request))
+        } else if let response {
+            let data = data ?? Data()
+            guard data.count <= state.cap else {
+                return state.continuation.resume(
+                    throwing: Self.tooLarge(state, "came whole with \(data.count) bytes", response))
+            }
+            state.continuation.resume(returning: (data, response))
         } else {
             state.continuation.resume(throwing: URLError(.badServerResponse))
         }
@@ -216,7 +254,8 @@ final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     private static func tooLarge(_ state: TaskState, _ what: String, _ response: URLResponse?) -> FleetAuthError {
         FleetAuthError(
             reason: .responseTooLarge,
-            message: "The body \(what), over the transport's \(state.cap)-byte cap; nothing more was read.",
+            message:
+                "The body \(what), over the transport's \(state.cap)-byte cap; \(state.delivery == .streamed ? "nothing more was read" : "it was dropped").",
             url: state.request.url, status: (response as? HTTPURLResponse)?.statusCode)
     }
 }

@@ -76,8 +76,9 @@ struct HostileNetworkTests {
         #expect(try await server.requestCount(key: "elsewhere-\(key)") == 0)
     }
 
-    /// A chunked body of 64 MiB (as good as endless against the 64 KiB cap), or a small gzip
-    /// body that inflates to 16 MiB, is refused as its decoded bytes pass the cap, and the
+    /// A token answer that is a chunked body of 64 MiB (as good as endless against the 64 KiB
+    /// cap), or a small gzip body that inflates to 16 MiB, is refused as its decoded bytes pass
+    /// the cap, and the
     /// transport's buffer holds at most the cap and one chunk. The body ends, so that its drain
     /// does not hold the fixture from the tests beside it (an endless one made a 503 elsewhere
     /// wait two minutes); the Security article's figures were taken with endless ones.
@@ -87,7 +88,7 @@ struct HostileNetworkTests {
         let transport = Self.transport(appSession: appSession, cap: cap)
         let url = try #require(URL(string: server.url(path)))
         let error = try await #require(throws: FleetAuthError.self) {
-            _ = try await transport.send(TransportRequest(url: url))
+            _ = try await transport.send(.askingForToken(url: url))
         }
         #expect(error.reason == .responseTooLarge, "\(error)")
         #expect(transport.peakBufferedBytes <= 2 * cap, "held \(transport.peakBufferedBytes) bytes")

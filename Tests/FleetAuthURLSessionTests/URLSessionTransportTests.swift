@@ -52,13 +52,15 @@ struct URLSessionTransportTests {
         #expect((refused as? URLError)?.code == .cannotConnectToHost)
     }
 
+    /// A token request's body streams through the guard: 16 MiB against a 256 KiB cap,
+    /// announced (Content-Length) or streamed until closed, is refused while the guard holds at
+    /// most the cap and a chunk.
     @Test(arguments: ["/conformance/bytes?count=16777216", "/conformance/stream?count=16777216"])
-    func anOversizedBodyIsRefusedWithoutBeingHeld(path: String) async throws {
-        // 16 MiB against a 256 KiB cap: announced (Content-Length) or streamed until closed.
+    func anOversizedTokenAnswerIsRefusedWithoutBeingHeld(path: String) async throws {
         let cap = 256 * 1024
         let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: cap))
         do {
-            _ = try await transport.send(TransportRequest(url: URL(string: server.url(path))!))
+            _ = try await transport.send(.askingForToken(url: URL(string: server.url(path))!))
             Issue.record("a 16 MiB body was accepted")
         } catch let error as FleetAuthError {
             #expect(error.reason == .responseTooLarge)
@@ -66,14 +68,27 @@ struct URLSessionTransportTests {
         #expect(transport.peakBufferedBytes <= 2 * cap, "held \(transport.peakBufferedBytes) bytes")
     }
 
-    @Test func anAnnouncedOversizedBodyIsRefusedBeforeAnyOfItIsRead() async throws {
+    /// A fleet call's body comes whole, with no delegate call per chunk: 16 MiB against a
+    /// 256 KiB cap is refused once it has arrived, and the caller gets none of it.
+    @Test(arguments: ["/conformance/bytes?count=16777216", "/conformance/stream?count=16777216"])
+    func anOversizedFleetAnswerIsRefusedWhenItIsWhole(path: String) async throws {
+        let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: 256 * 1024))
+        let error = try await #require(throws: FleetAuthError.self) {
+            _ = try await transport.send(TransportRequest(url: URL(string: server.url(path))!))
+        }
+        #expect(error.reason == .responseTooLarge)
+        #expect(error.message.contains("came whole with 16777216 bytes"), "\(error.message)")
+        #expect(error.message.contains("it was dropped"), "\(error.message)")
+    }
+
+    @Test func anAnnouncedOversizedTokenAnswerIsRefusedBeforeAnyOfItIsRead() async throws {
         // However fast the server writes, the refusal comes from the Content-Length alone:
         // the transport's buffer never receives a byte of the body.
         let transport = URLSessionTransport(configuration: .init(maximumResponseBytes: 256 * 1024))
         for _ in 0..<3 {
             let url = URL(string: server.url("/conformance/bytes?count=16777216"))!
             let error = try await #require(throws: FleetAuthError.self) {
-                _ = try await transport.send(TransportRequest(url: url))
+                _ = try await transport.send(.askingForToken(url: url))
             }
             #expect(error.reason == .responseTooLarge)
             #expect(error.message.contains("announces 16777216 bytes (Content-Length)"), "\(error.message)")
