@@ -9,15 +9,17 @@ import Foundation
 /// it derives from an app's session: every request FleetAuth sends passes here.
 ///
 /// It refuses every redirect before it is followed (the 3xx answer is returned as is, so no
-/// credential or token reaches another URL), and reads each body as it streams in, counting
-/// the bytes as they are decoded: a `Content-Length` over the cap is refused before any of
-/// the body is read, a body that grows past the cap is refused at once, and what comes after
-/// a refusal is dropped unread. A refusal answers the caller at once; cancelling the task goes
-/// through another queue, so the delegate queue keeps dropping chunks while the cancel waits
-/// for FoundationNetworking's work queue on Linux. Nothing is cached: the guard declines every
-/// response URLSession offers to store. Authentication challenges go to the app's own session
-/// delegate when there is one, on that session's delegate queue, so certificate pinning and
-/// client certificates keep working.
+/// credential or token reaches another URL). A token request's body streams through it,
+/// counted as it is decoded: a `Content-Length` over the cap is refused before any of the body
+/// is read, a body that grows past the cap is refused at once, and what comes after a refusal
+/// is dropped unread. A refusal answers the caller at once; cancelling the task goes through
+/// another queue, so the delegate queue keeps dropping chunks while the cancel waits for
+/// FoundationNetworking's work queue on Linux. A fleet call's body comes whole, through its
+/// task's completion handler, and is checked against the cap then
+/// (``BodyDelivery``). Nothing is cached: the guard declines every response URLSession offers
+/// to store. Authentication challenges go to the app's own session delegate when there is one,
+/// on that session's delegate queue, so certificate pinning and client certificates keep
+/// working.
 final class RequestGuard: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // Safe because `tasks` and `peak` are only read and written while `lock` is held,
     // `challengeAnswerer` is set once in init and never changed (its weak reference is read

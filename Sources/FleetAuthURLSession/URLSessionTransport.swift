@@ -11,12 +11,14 @@ public import FleetAuthCore
 ///
 /// Every request goes one way, whatever session made the transport: through a session
 /// whose delegate refuses every redirect before it is followed (the 3xx answer is returned
-/// as is, so neither the app's credential nor a token reaches another URL), asks for
-/// unencoded bodies, and counts each body's bytes as they are decoded: a body over
-/// ``Configuration/maximumResponseBytes`` fails with `responseTooLarge` as soon as it
-/// announces or reaches that size. No session it sends through stores or sends cookies,
-/// caches answers or keeps credentials, its own or one made from an app's configuration.
-/// Cancelling the calling task cancels the data task.
+/// as is, so neither the app's credential nor a token reaches another URL), and asks for
+/// unencoded bodies; a body over ``Configuration/maximumResponseBytes`` fails with
+/// `responseTooLarge`. A token request's body is counted as it is decoded, and refused as soon
+/// as it announces or reaches that size; a fleet call's body comes whole, with no delegate call
+/// per chunk (the cost of a simulator's every update), and is refused once it has arrived. No
+/// session it sends through stores or sends cookies, caches answers or keeps credentials, its
+/// own or one made from an app's configuration. Cancelling the calling task cancels the data
+/// task.
 ///
 /// One transport serves a phone's single vehicle and a simulator's thousands alike: its
 /// sessions open up to 64 connections per host (the platform's default is 6 on Linux, which
@@ -38,7 +40,7 @@ public import FleetAuthCore
 public final class URLSessionTransport: HTTPTransport {
     /// Options for the transport.
     public struct Configuration: Sendable {
-        /// The largest body accepted, in bytes, counted as it is decoded. Default 1 MiB.
+        /// The largest body accepted, in bytes (decoded). Default 1 MiB.
         public var maximumResponseBytes: Int
 
         /// Creates a configuration.
@@ -255,12 +257,13 @@ public final class URLSessionTransport: HTTPTransport {
         return TransportResponse(status: http.statusCode, headers: headers, body: data, url: http.url ?? request.url)
     }
 
-    /// How `request`'s answer reaches the guard. Token requests stream: a token backend is the
-    /// operator's, reached a few times a vehicle-hour, and its answer is counted as it arrives.
-    /// Fleet calls, a simulator's every update, come whole: a delegate call per response, chunk
-    /// and completion woke a thread of the delegate queue for each, and cost a simulator 1.2 to
-    /// 1.4 times the CPU per update of a bare URLSession (the Security article has the figures).
-    /// Both are refused redirects, sent nothing stored, and capped.
+    /// How `request`'s answer reaches the guard: the one place that decides it. Token requests
+    /// stream: a token backend is the operator's, reached a few times a vehicle-hour, and its
+    /// answer is counted as it arrives. Fleet calls, a simulator's every update, come whole: a
+    /// delegate call per response, chunk and completion woke a thread of the delegate queue for
+    /// each, and cost a simulator 1.2 to 1.4 times the CPU per update of a bare URLSession (the
+    /// Security article has the figures). Both are refused redirects, sent nothing stored, and
+    /// capped.
     static func bodyDelivery(of request: TransportRequest) -> RequestGuard.BodyDelivery {
         request.asksForToken ? .streamed : .whole
     }

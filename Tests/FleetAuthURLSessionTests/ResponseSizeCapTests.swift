@@ -36,7 +36,8 @@ struct ResponseSizeCapTests {
     func anAppSessionRefusesABodyOneByteOverTheCap(askingForToken: Bool) async throws {
         do {
             let response = try await send(
-                "/conformance/bytes?count=\(Self.cap + 1)", through: appSessionTransport(), askingForToken: askingForToken)
+                "/conformance/bytes?count=\(Self.cap + 1)", through: appSessionTransport(),
+                askingForToken: askingForToken)
             Issue.record("a body of \(response.body.count) bytes passed a \(Self.cap)-byte cap")
         } catch let error as FleetAuthError {
             #expect(error.reason == .responseTooLarge)
