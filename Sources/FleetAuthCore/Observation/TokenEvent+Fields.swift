@@ -1,51 +1,8 @@
-public import Foundation
+import Foundation
 
 extension TokenEvent {
-    /// An event with exactly what an app reads, for the app's own tests: an eviction banner,
-    /// alert rules or a dashboard fed with the events a bad day brings, without a provider.
-    ///
-    /// <!-- snippet setup:
-    /// import FleetAuthDriver
-    /// -->
-    /// ```swift
-    /// let vehicle = DriverAuthorizationContext(vehicleID: "v-42").scope
-    /// let evicted = TokenEvent(kind: .evictedUsable, scope: vehicle)  // level: warning, as the SDK's
-    /// let retried = TokenEvent(
-    ///     kind: .fetchRetried, scope: vehicle,
-    ///     error: FleetAuthError(code: .unexpectedStatus, message: "HTTP 503", scope: vehicle, status: 503),
-    ///     duration: 0.031, retryDelay: 0.512)
-    /// print(retried)  // fetchRetried vehicle v-42 unexpectedStatus HTTP 503 in 0.031 s, retry in 0.512 s
-    /// ```
-    ///
-    /// The event reads back what it was made with, and nothing is checked against the kind:
-    /// give the fields the SDK's events of that kind carry (``kind``'s documentation says which).
-    /// - Parameters:
-    ///   - kind: What happened.
-    ///   - scope: The vehicle or trip; `nil` only for `signedOut`.
-    ///   - level: How much it matters; by default the level the SDK gives the kind: `debug` for
-    ///     `servedFresh`, `servedStale`, `failureReplayed`, `fetchStarted` and
-    ///     `refreshScheduled`; `info` for `fetchSucceeded`, `invalidated`, `signedOut` and
-    ///     `evicted`; `warning` for `fetchRetried`, `servedDegraded`, `clockDisagreement`,
-    ///     `evictedUsable`, `requestNotSent` and `duplicateProvider`; `error` for `fetchFailed`
-    ///     and `rejected`.
-    ///   - error: The failure behind the event.
-    ///   - duration: Seconds the fetch or attempt took.
-    ///   - tokenFingerprint: The token's ``AuthToken/fingerprint``, where there is a token.
-    ///   - retryDelay: Seconds until the next attempt, where one is scheduled.
-    ///   - attempt: The attempt a `fetchStarted` starts, from 1.
-    ///   - expiresIn: Seconds of life a `fetchSucceeded` token had when it arrived.
-    public init(
-        kind: Kind, scope: AuthorizationScope? = nil, level: TokenEventLevel? = nil, error: FleetAuthError? = nil,
-        duration: TimeInterval? = nil, tokenFingerprint: String? = nil, retryDelay: TimeInterval? = nil,
-        attempt: Int? = nil, expiresIn: TimeInterval? = nil
-    ) {
-        self.init(
-            fields: Fields(
-                kind: kind, level: level ?? kind.level, scope: scope, tokenFingerprint: tokenFingerprint,
-                attempt: attempt, duration: duration, expiresIn: expiresIn, retryDelay: retryDelay, error: error))
-    }
-
-    /// What an event made by an app says: what the public accessors read back.
+    /// What an event made of fields says (the SDK's `duplicateProvider` warning, a kind added
+    /// after 1.0.0): what the public accessors read back.
     package struct Fields: Sendable {
         let kind: Kind
         let level: TokenEventLevel

@@ -11,10 +11,10 @@ public import Foundation
 /// lock: keep them short and non-blocking.
 public struct TokenEvent: Sendable, CustomStringConvertible {
     /// What happened, in full: what the engine's tests and the endpoint checker read. An
-    /// event an app made has ``fields`` instead, and this placeholder.
+    /// event made of fields (`duplicateProvider`) has ``fields`` instead, and this placeholder.
     package let detail: Detail
 
-    /// What an event made with the public initializer says; `nil` for the engine's events.
+    /// What an event made of fields says (`duplicateProvider`); `nil` for the other events.
     let fields: Fields?
 
     /// How much the event matters, for filtering what gets logged.
@@ -91,19 +91,6 @@ public struct TokenEvent: Sendable, CustomStringConvertible {
     init(fields: Fields) {
         self.detail = .invalidatedAll
         self.fields = fields
-    }
-
-    /// Another provider in this process serves `scope` from the same token endpoint;
-    /// `providers` counts them, this one included. A kind added after 1.0.0, which `Detail`
-    /// (whose cases the API check against 1.0.0 holds) has no case for: it is made of fields.
-    package static func duplicateProvider(_ scope: AuthorizationScope, providers: Int) -> TokenEvent {
-        TokenEvent(
-            fields: Fields(
-                kind: .duplicateProvider, level: .warning, scope: scope, tokenFingerprint: nil, attempt: nil,
-                duration: nil, expiresIn: nil, retryDelay: nil, error: nil,
-                note:
-                    "\(providers) providers in this process fetch its token from the same endpoint, each its own token, so the backend mints one per provider; make one provider per app and hand it to everything that needs tokens"
-            ))
     }
 
     /// Every event the engine emits: the cases of ``Kind``, documented there, with what each

@@ -1,3 +1,5 @@
+public import Foundation
+
 extension TokenEvent {
     /// What kind of thing happened, for counting events by kind in an app's metrics.
     ///
@@ -79,7 +81,7 @@ extension TokenEvent {
 
     /// The life a `fetchSucceeded` event's token had left when it arrived, in seconds;
     /// `nil` for other kinds. The token itself is never in an event.
-    public var expiresIn: Double? {
+    public var expiresIn: TimeInterval? {
         if let fields { return fields.expiresIn }
         if case .fetchSucceeded(_, _, _, let expiresIn) = detail { return expiresIn }
         return nil

@@ -4,11 +4,13 @@ extension TokenProvider {
     /// query items that carry a credential.
     public var endpoint: TokenEndpoint { engine.configuration.endpoint }
 
-    /// The freshness margins, lifetime limits and outage behaviour the provider runs with.
-    public var refresh: RefreshPolicy { engine.configuration.refresh }
+    /// The freshness margins, lifetime limits and outage behaviour the provider runs with: the
+    /// initializer's `refresh` argument. (Not ``refresh(for:)``, which fetches a token now.)
+    public var refreshPolicy: RefreshPolicy { engine.configuration.refresh }
 
-    /// The retries, deadline and cooldown the provider runs with.
-    public var retry: RetryPolicy { engine.configuration.retry }
+    /// The retries, deadline and cooldown the provider runs with: the initializer's `retry`
+    /// argument.
+    public var retryPolicy: RetryPolicy { engine.configuration.retry }
 
     /// The audience, fleet flavor and wildcard rule every token is checked against.
     public var rules: TokenRules { engine.configuration.rules }

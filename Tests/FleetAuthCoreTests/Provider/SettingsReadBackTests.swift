@@ -21,10 +21,10 @@ struct SettingsReadBackTests {
             cacheCapacity: 512)
         #expect(provider.endpoint.url == endpoint.url && provider.endpoint.timeout == 9)
         #expect(provider.endpoint.format == .jwtWithExpirationTimestamp)
-        #expect(provider.refresh == refresh && provider.retry == retry && provider.rules == rules)
+        #expect(provider.refreshPolicy == refresh && provider.retryPolicy == retry && provider.rules == rules)
         #expect(provider.cacheCapacity == 512)
         let defaults = try TokenProvider<VehicleOnlyContext>(endpoint: endpoint, transport: InMemoryTransport())
-        #expect(defaults.refresh == RefreshPolicy() && defaults.retry == RetryPolicy())
+        #expect(defaults.refreshPolicy == RefreshPolicy() && defaults.retryPolicy == RetryPolicy())
         #expect(defaults.rules == TokenRules() && defaults.cacheCapacity == 131_072)
     }
 
