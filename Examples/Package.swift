@@ -17,7 +17,7 @@ let package = Package(
         // Command-line parsing and the shared `main` of the example apps.
         .target(
             name: "ExampleSupport",
-            dependencies: [library("FleetAuthCore"), library("FleetAuthInMemory")],
+            dependencies: ["PlatformSDK", library("FleetAuthCore"), library("FleetAuthInMemory")],
             path: "ExampleSupport"
         ),
         .executableTarget(
@@ -60,13 +60,13 @@ let package = Package(
             path: "SeedSamples/Consumer",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
-        // A stand-in for the platform driver SDK's Objective-C authorization protocol.
-        .target(name: "PlatformDriverSDK", path: "PlatformDriverSDK"),
+        // Stand-ins for the platform driver and consumer SDKs' Objective-C authorization protocols.
+        .target(name: "PlatformSDK", path: "PlatformSDK"),
         .executableTarget(
             name: "PlatformAdapter",
             dependencies: [
                 "ExampleSupport",
-                "PlatformDriverSDK",
+                "PlatformSDK",
                 library("FleetAuthDriver"),
                 library("FleetAuthURLSession"),
                 library("FleetAuthInMemory"),
@@ -74,10 +74,21 @@ let package = Package(
             path: "PlatformAdapter"
         ),
         .executableTarget(
+            name: "ConsumerPlatformAdapter",
+            dependencies: [
+                "ExampleSupport",
+                "PlatformSDK",
+                library("FleetAuthConsumer"),
+                library("FleetAuthURLSession"),
+                library("FleetAuthInMemory"),
+            ],
+            path: "ConsumerPlatformAdapter"
+        ),
+        .executableTarget(
             name: "DeliveryAdapter",
             dependencies: [
                 "ExampleSupport",
-                "PlatformDriverSDK",
+                "PlatformSDK",
                 library("FleetAuthDriver"),
                 library("FleetAuthURLSession"),
                 library("FleetAuthInMemory"),
@@ -98,8 +109,9 @@ let package = Package(
         .testTarget(
             name: "ExamplesTests",
             dependencies: [
-                "DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "PlatformAdapter", "DeliveryAdapter",
-                "PlatformDriverSDK", "ExampleSupport", "SeedDriverSample", "SeedConsumerSample",
+                "DriverApp", "ConsumerApp", "CustomTransport", "SeedPort", "PlatformAdapter", "ConsumerPlatformAdapter",
+                "DeliveryAdapter",
+                "PlatformSDK", "ExampleSupport", "SeedDriverSample", "SeedConsumerSample",
                 library("FleetAuthCore"),
                 library("FleetAuthDriver"),
                 library("FleetAuthConsumer"),

@@ -3,7 +3,7 @@
 // "expiration_timestamp_ms"}`; the provider reads it with a preset, refuses on-demand tokens by
 // the delivery fleet rule, and serves the vehicle's token to its task contexts. The SDK asks
 // through `FleetAuthAuthorization` (`DeliveryTokenAdapter.swift`), against a stand-in of the
-// SDK's protocol (the `PlatformDriverSDK` module).
+// SDK's protocol (the `PlatformSDK` module).
 //
 //   swift run --package-path Examples DeliveryAdapter   # embedded in-memory token backend
 //   swift run --package-path Examples DeliveryAdapter \
@@ -13,7 +13,7 @@ import FleetAuthDriver
 import FleetAuthInMemory
 import FleetAuthURLSession
 import Foundation
-import PlatformDriverSDK
+import PlatformSDK
 
 @main
 struct DeliveryAdapterExample {

@@ -3,7 +3,7 @@
 // forwards to FleetAuth's provider. Rename the platform types to the SDK's.
 import FleetAuthDriver
 import Foundation
-import PlatformDriverSDK
+import PlatformSDK
 
 /// Hands FleetAuth's provider to the driver SDK, which takes an object of its own protocol.
 final class FleetAuthAuthorization: NSObject, PlatformAuthorization {

@@ -1,6 +1,6 @@
 // PlatformAdapter: FleetAuth's provider handed to the platform driver SDK through the few
 // lines of adapter an app writes (`PlatformTokenAdapter.swift`), against a stand-in of the
-// SDK's protocol (the `PlatformDriverSDK` module).
+// SDK's protocol (the `PlatformSDK` module).
 //
 //   swift run --package-path Examples PlatformAdapter   # embedded in-memory token backend
 //   swift run --package-path Examples PlatformAdapter --token-url 'https://api.example.com/token/driver/{vehicleId}' \
@@ -14,7 +14,7 @@ import FleetAuthDriver
 import FleetAuthInMemory
 import FleetAuthURLSession
 import Foundation
-import PlatformDriverSDK
+import PlatformSDK
 
 @main
 struct PlatformAdapterExample {
@@ -26,29 +26,8 @@ struct PlatformAdapterExample {
         Exit status: 0 every request kept the contract, 1 any did not, 2 usage error.
         """
 
-    /// One request the stand-in SDK made, and how it ended.
-    struct Request: CustomStringConvertible {
-        let label: String
-        let expectsToken: Bool
-        let answer: PlatformDriverSDK.Answer
-
-        var keptContract: Bool {
-            answer.completions == 1 && !answer.calledSynchronously && (answer.token != nil) == expectsToken
-                && (answer.error != nil) != expectsToken
-        }
-
-        var description: String {
-            let outcome =
-                answer.token.map { "token \(AuthToken.fingerprint(of: $0))" }
-                ?? "error: \(answer.error ?? "none")"
-            let manner = answer.calledSynchronously ? "inside the call" : "asynchronously"
-            let verdict = keptContract ? "ok" : "BROKE THE CONTRACT"
-            return "\(verdict)  \(label): \(outcome) (\(answer.completions) completion, \(manner))"
-        }
-    }
-
     /// The requests, in order, made through the adapter over `provider`.
-    static func run(provider: DriverTokenProvider, vehicleID: String) async -> [Request] {
+    static func run(provider: DriverTokenProvider, vehicleID: String) async -> [PlatformTokenRequest] {
         let sdk = PlatformDriverSDK(authorization: PlatformTokenAdapter(provider: provider))
         let asks: [(String, PlatformAuthorizationContext?, Bool)] = [
             ("vehicle \(vehicleID)", PlatformAuthorizationContext(vehicleID: vehicleID), true),
@@ -60,10 +39,11 @@ struct PlatformAdapterExample {
             ("no vehicle ID yet", PlatformAuthorizationContext(vehicleID: nil), false),
             ("no context", nil, false),
         ]
-        var requests: [Request] = []
+        var requests: [PlatformTokenRequest] = []
         for (label, context, expectsToken) in asks {
             requests.append(
-                Request(label: label, expectsToken: expectsToken, answer: await sdk.requestToken(for: context)))
+                PlatformTokenRequest(
+                    label: label, expectsToken: expectsToken, answer: await sdk.requestToken(for: context)))
         }
         return requests
     }

@@ -3,7 +3,7 @@
 // `DriverAuthorization`. Copy this class; rename the platform types to the SDK's.
 import FleetAuthDriver
 import Foundation
-import PlatformDriverSDK
+import PlatformSDK
 
 /// Answers the platform SDK's token requests with a `DriverTokenProvider`.
 final class PlatformTokenAdapter: NSObject, PlatformAuthorization, Sendable {

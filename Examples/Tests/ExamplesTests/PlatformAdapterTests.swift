@@ -1,8 +1,11 @@
+import ExampleSupport
+import FleetAuthConsumer
 import FleetAuthDriver
 import Foundation
-import PlatformDriverSDK
+import PlatformSDK
 import Testing
 
+@testable import ConsumerPlatformAdapter
 @testable import PlatformAdapter
 
 /// An adapter that breaks the platform's contract: it answers inside the call, twice.
@@ -40,8 +43,27 @@ struct PlatformAdapterTests {
         let sdk = PlatformDriverSDK(authorization: HastyAdapter())
         let answer = await sdk.requestToken(for: PlatformAuthorizationContext(vehicleID: "v-42"))
         #expect(answer.completions == 2 && answer.calledSynchronously)
-        let request = PlatformAdapterExample.Request(label: "hasty", expectsToken: true, answer: answer)
+        let request = PlatformTokenRequest(label: "hasty", expectsToken: true, answer: answer)
         #expect(!request.keptContract)
         #expect(request.description.hasPrefix("BROKE THE CONTRACT"))
+    }
+}
+
+/// The consumer side: a `ConsumerTokenProvider` handed to the platform consumer SDK through the
+/// example's adapter keeps the SDK's contract.
+@Suite("The platform consumer SDK adapter example", .timeLimit(.minutes(10)))
+struct ConsumerPlatformAdapterTests {
+    @Test func everyRequestThroughTheAdapterKeepsTheConsumerSDKsContract() async throws {
+        let provider = try ConsumerPlatformAdapterExample.embeddedProvider()
+        let requests = await ConsumerPlatformAdapterExample.run(provider: provider, tripID: "t-1")
+        #expect(requests.count == 3)
+        for request in requests { #expect(request.keptContract, "\(request)") }
+        #expect(requests[0].answer.token != nil && requests[0].answer.token == requests[1].answer.token)
+        #expect(requests[2].answer.error?.contains("without a ConsumerAuthorizationContext") == true, "\(requests[2])")
+        #expect(provider.statistics.fetches == 1)
+        let token = try #require(provider.cachedUsableToken(for: ConsumerAuthorizationContext(tripID: "t-1")))
+        #expect(
+            token.scope == ConsumerAuthorizationContext(tripID: "t-1").scope
+                && token.fingerprint == AuthToken.fingerprint(of: requests[0].answer.token!))
     }
 }

@@ -1,5 +1,6 @@
 import FleetAuthConsumer
 import FleetAuthDriver
+import FleetAuthURLSession
 import Foundation
 import Testing
 
@@ -60,5 +61,35 @@ struct ConsumerSamplePortTests {
             provider.fetchToken(with: nil) { _, error in done.resume(returning: error) }
         }
         #expect(error is ConsumerSample.SampleAccessTokenProvider.AccessTokenError)
+    }
+
+    /// The ported provider goes where a trip's token is asked for: a `TripMonitor` made with it
+    /// follows a trip over real HTTP, and says what it needs for a shipment it cannot supply.
+    @Test func thePortServesTheTripMonitor() async throws {
+        let server = try LoopbackFixture.shared.get()
+        let url = try #require(URL(string: server.baseURL + "/token/swift-sample?tripId=t-1"))
+        let monitor = try TripMonitor(
+            fleetService: FleetServiceEndpoint(baseURL: URL(string: server.baseURL)!, providerID: "loopback-project"),
+            authorization: ConsumerSample.SampleAccessTokenProvider(providerURL: url), transport: URLSessionTransport())
+        let trip = try await monitor.fetchTrip("t-1")
+        #expect(trip.tripID == "t-1" && trip.status == "ENROUTE_TO_PICKUP")
+        let error = try await #require(throws: FleetServiceError.self) { try await monitor.fetchTracking("s-1") }
+        #expect(error.fault == .token, "\(error)")
+        #expect("\(error)".contains("supplies trips' tokens only"), "\(error)")
+    }
+
+    /// FleetAuth's own provider for trip contexts is a `TripAuthorization` too, and serves the
+    /// monitor the same way.
+    @Test func fleetAuthsTripProviderServesTheTripMonitor() async throws {
+        let server = try LoopbackFixture.shared.get()
+        let provider = try TokenProvider<TripAuthorizationContext>(
+            endpoint: TokenEndpoint(
+                url: server.baseURL + "/token/consumer/{tripId}", format: .jwtWithExpirationTimestamp),
+            transport: URLSessionTransport())
+        let monitor = try TripMonitor(
+            fleetService: FleetServiceEndpoint(baseURL: URL(string: server.baseURL)!, providerID: "loopback-project"),
+            authorization: provider, transport: URLSessionTransport())
+        #expect(try await monitor.fetchTrip("t-2").tripID == "t-2")
+        #expect(provider.cachedUsableToken(for: TripAuthorizationContext(tripID: "t-2")) != nil)
     }
 }

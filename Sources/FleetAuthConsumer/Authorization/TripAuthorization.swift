@@ -5,7 +5,9 @@
 /// `tripID` is never `nil`, as the platform's consumer context has it; the contract, the async
 /// methods and invalidation come from there. ``ConsumerAuthorization`` is the wider protocol
 /// that ``TripMonitor`` and ``ConsumerTokenProvider`` speak: trips, tracking IDs and tasks. A
-/// provider of this shape implements the completion method:
+/// provider of this shape implements the completion method, and goes wherever a trip's token
+/// is asked for: ``TripMonitor``'s initializer takes
+/// it, and a `TokenProvider<TripAuthorizationContext>` is one.
 ///
 /// ```swift
 /// import FleetAuthConsumer
@@ -24,3 +26,6 @@
 /// }
 /// ```
 public protocol TripAuthorization: TokenAuthorization where Context == TripAuthorizationContext {}
+
+/// FleetAuth's provider for trip contexts is a ``TripAuthorization``.
+extension TokenProvider: TripAuthorization where Context == TripAuthorizationContext {}

@@ -44,6 +44,20 @@ public final class TripMonitor: Sendable {
         self.clock = clock
     }
 
+    /// Creates a monitor of trips whose tokens come from `authorization`: a provider of the
+    /// platform consumer SDK's shape, such as one ported from the platform's consumer sample. It
+    /// supplies trips only: following a tracking ID (``fetchTracking(_:)``) fails with
+    /// `invalidConfiguration`. Throws as ``init(fleetService:authorization:transport:clock:)``.
+    public convenience init(
+        fleetService: FleetServiceEndpoint, authorization tripAuthorization: some TripAuthorization,
+        transport: any HTTPTransport,
+        clock: any WallClock = SystemWallClock()
+    ) throws(FleetServiceError) {
+        try self.init(
+            fleetService: fleetService, authorization: TripTokensForConsumers(trips: tripAuthorization),
+            transport: transport, clock: clock)
+    }
+
     /// Fetches one trip's state now.
     public func fetchTrip(_ tripID: String) async throws(FleetServiceError) -> TripSnapshot {
         try await fetch(ConsumerAuthorizationContext(tripID: tripID), url: try fleetService.tripURL(tripID))

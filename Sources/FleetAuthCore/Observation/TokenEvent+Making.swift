@@ -118,6 +118,7 @@ extension TokenEvent {
 /// fingerprint, attempt, duration, expiry, retry delay, the error's code, status and message, and
 /// the line they write.
 extension TokenEvent: Equatable {
+    /// Whether the two events say the same.
     public static func == (lhs: TokenEvent, rhs: TokenEvent) -> Bool {
         lhs.kind == rhs.kind && lhs.level == rhs.level && lhs.scope == rhs.scope
             && lhs.tokenFingerprint == rhs.tokenFingerprint && lhs.attempt == rhs.attempt

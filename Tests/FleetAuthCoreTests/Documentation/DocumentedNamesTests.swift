@@ -76,6 +76,13 @@ struct DocumentedNamesTests {
         return Set(quoted.map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 }).intersection(names)
     }
 
+    /// README stays one page: what does not fit goes to the guides it links.
+    @Test func theReadmeIsOnePage() throws {
+        let readme = try String(contentsOf: ReadmeSample.document("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+        #expect(lines <= 200, "README.md has \(lines) lines; move the rest to a guide")
+    }
+
     @Test func theDeclarationsAreRead() {
         #expect(Self.phases.isSuperset(of: ["noToken", "fresh", "refreshing", "refreshRefused", "signedOut"]))
         #expect(Self.kinds.isSuperset(of: ["servedFresh", "fetchRetried", "rejected", "evictedUsable", "signedOut"]))
