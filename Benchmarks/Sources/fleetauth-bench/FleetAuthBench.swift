@@ -6,7 +6,23 @@ import Foundation
 
 @main
 struct FleetAuthBench {
+    static let usage = """
+        usage: fleetauth-bench [--quick] [--json]     every benchmark, then the table (minutes; --quick: smaller sizes)
+               fleetauth-bench --instructions [DESIGN...]   instructions per lookup under callgrind (valgrind)
+               fleetauth-bench --http N [--seconds S] [--rounds R] [--back-to-back]
+                   FleetAuth over real HTTP beside a bare URLSession: N vehicles every 5 s (or sending
+                   back to back), each variant in a process of its own, against a loopback server in C
+               fleetauth-bench --reporting N [--minutes M] [--prefetch-wave W]   reporting vehicles on the manual clock
+               fleetauth-bench --simulator N | --delivery N | --scale N | --store N | --day-vehicles N [--day-hours H]
+                   one benchmark alone, at the size given
+        Run from the Benchmarks folder after `swift build -c release`, as .build/release/fleetauth-bench.
+        """
+
     static func main() async throws {
+        if CommandLine.arguments.contains("--help") || CommandLine.arguments.contains("-h") {
+            print(usage)
+            return
+        }
         let json = CommandLine.arguments.contains("--json")
         let quick = CommandLine.arguments.contains("--quick")
         func option(_ name: String) -> Double? {
