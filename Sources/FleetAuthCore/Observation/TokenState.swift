@@ -80,7 +80,8 @@ public struct TokenState: Sendable, Equatable, CustomStringConvertible {
 
     /// Creates the state of `scope` holding `token` (if any): what an app's view-model test
     /// builds to show each state without a provider. The state keeps the token's fingerprint
-    /// and expiry, never its value.
+    /// and expiry, never its value; its ``nextAttemptAt`` is `nil` (the 1.0.0 initializer: the
+    /// one below, with `nextAttemptAt:`, is the same with a next attempt).
     ///
     /// <!-- snippet setup:
     /// import FleetAuthDriver
