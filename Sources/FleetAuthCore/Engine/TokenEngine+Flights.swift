@@ -222,6 +222,8 @@ extension TokenEngine {
                 if state.gates[scope]?.isEmpty == true { state.gates[scope] = nil }
             case .failure(let error):
                 var gate = state.gates[scope] ?? FetchGate()
+                // `failure` is nil for a fetched token found reissued above: its wait is drawn at
+                // the middle, and the wall clock read now.
                 gate.fetchFailed(
                     error, startedAt: started, at: now, wallNow: failure?.wallNow ?? clock.now(),
                     retry: configuration.retry, randomUnit: failure?.unit ?? 0.5)
