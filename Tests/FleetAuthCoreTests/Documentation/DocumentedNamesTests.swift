@@ -83,6 +83,22 @@ struct DocumentedNamesTests {
         #expect(lines <= 200, "README.md has \(lines) lines; move the rest to a guide")
     }
 
+    /// README, its manifest excerpt and the documentation's landing page name the latest
+    /// release the changelog dates, so the docs say which version they describe.
+    @Test func theDocsNameTheLatestRelease() throws {
+        func text(_ path: String) throws -> String {
+            try String(contentsOf: ReadmeSample.document(path), encoding: .utf8)
+        }
+        let changelog = try text("CHANGELOG.md")
+        let released = try #require(changelog.firstMatch(of: /\n## (\d+\.\d+\.\d+) — \d{4}-\d{2}-\d{2}/))
+        let version = String(released.1)
+        let readme = try text("README.md")
+        #expect(readme.contains("These docs describe FleetAuth \(version)"), "README's Install names another version")
+        #expect(readme.contains("from: \"\(version)\""), "README's manifest excerpt depends on another version")
+        let landing = try text("Documentation/FleetAuth.docc/FleetAuth.md")
+        #expect(landing.contains("describes FleetAuth \(version)"), "the landing page names another version")
+    }
+
     @Test func theDeclarationsAreRead() {
         #expect(Self.phases.isSuperset(of: ["noToken", "fresh", "refreshing", "refreshRefused", "signedOut"]))
         #expect(Self.kinds.isSuperset(of: ["servedFresh", "fetchRetried", "rejected", "evictedUsable", "signedOut"]))
