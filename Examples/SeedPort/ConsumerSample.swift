@@ -32,6 +32,7 @@ enum ConsumerSample {
         private let lock = NSLock()  // ported: a lock around the cache
         private var authToken: AuthToken?
 
+        // ported: the backend's URL is given, where the sample named a constant of its app.
         init(providerURL: URL) {
             self.providerURL = providerURL
         }
@@ -61,6 +62,8 @@ enum ConsumerSample {
                 guard let data = data,
                     let fetchData = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                     let token = fetchData[tripTokenKey] as? String,
+                    // ported: read through NSNumber (the sample casts `as? Double`), which takes an
+                    // integer or a fractional number alike.
                     let expiration = (fetchData[tokenExpirationKey] as? NSNumber)?.doubleValue
                 else {
                     completion(nil, AccessTokenError.missingData)
@@ -75,6 +78,7 @@ enum ConsumerSample {
         // ported: the sample's reads and writes of `authToken`, now under the lock.
         private func cached(for tripID: String) -> String? {
             lock.withLock {
+                // ported: `Date()` for the sample's `Date.now`, the same moment.
                 guard let authToken, authToken.expiration > Date().timeIntervalSince1970, authToken.tripID == tripID
                 else { return nil }
                 return authToken.token

@@ -70,6 +70,13 @@ struct EndpointCheckerTests {
         #expect(run.output.hasPrefix("fleetauth check-endpoint \(server.url("/token/driver/v-42")) "), "\(run.output)")
     }
 
+    /// A trip's URL checked with a vehicle ID: the fix names the flag that asks for a trip.
+    @Test func aURLOfAnotherKindNamesTheFlagForThatKind() async {
+        let run = await check("/token/consumer/{tripId}", ["--format", "jwt-expiration-timestamp"])
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("fix: pass --trip-id to check a URL of trip tokens"), "\(run.output)")
+    }
+
     @Test func theDeliverySampleBackendsPass() async {
         let driver = await CommandRun.checkEndpoint([
             "--url", server.url("/token/delivery_driver/{vehicleId}"),

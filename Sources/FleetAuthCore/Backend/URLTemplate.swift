@@ -50,6 +50,11 @@ package struct URLTemplate: Sendable {
         placeholders = found
     }
 
+    /// The kinds of ID the template's placeholders name by kind (`{tripId}`: trip), in order.
+    package var namedKinds: [AuthorizationScope.Kind] {
+        placeholders.compactMap { if case .idOfKind(let kind) = $0.meaning { kind } else { nil } }
+    }
+
     /// Whether the template names the context's ID, so no query item is needed.
     package var namesTheID: Bool {
         placeholders.contains { $0.meaning != .taskID }

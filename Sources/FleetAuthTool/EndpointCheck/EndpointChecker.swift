@@ -214,6 +214,19 @@ package struct EndpointChecker: Sendable {
         }
     }
 
+    /// The fix of a URL whose placeholder names another kind of ID than the one asked for: the
+    /// flag that asks for that kind, or the placeholders of the kind asked for.
+    private func placeholderFix() -> String {
+        let own = "use \(URLTemplate.placeholderList(for: [options.scope.kind])) for a \(options.scope.kind) ID"
+        let flags: [AuthorizationScope.Kind: String] = [
+            .vehicle: "--vehicle-id", .trip: "--trip-id", .tracking: "--tracking-id",
+        ]
+        guard let named = (try? URLTemplate(options.url))?.namedKinds.first(where: { $0 != options.scope.kind }),
+            let flag = flags[named]
+        else { return own }
+        return "pass \(flag) to check a URL of \(named) tokens, or \(own)"
+    }
+
     /// Appends findings; returns the token value if one was extracted.
     private func check(
         into findings: inout [Finding], requested: inout URL?, format matched: inout TokenResponseFormat?
@@ -239,7 +252,7 @@ package struct EndpointChecker: Sendable {
                         : error.reason == .invalidConfiguration && error.message.contains("before its path")
                             ? "write the host in full, and put the placeholder in the path or the query: https://api.example.com/token/{vehicleId}"
                             : error.reason == .invalidConfiguration && error.message.contains("placeholder")
-                                ? "use \(URLTemplate.placeholderList(for: [options.scope.kind])) for a \(options.scope.kind) ID"
+                                ? placeholderFix()
                                 : "pass an absolute https URL"))
             return nil
         }
