@@ -33,13 +33,7 @@ struct ConsumerPlatformAdapterExample {
             ("trip \(tripID) again (cached)", PlatformTripAuthorizationContext(tripID: tripID), true),
             ("no context", nil, false),
         ]
-        var requests: [PlatformTokenRequest] = []
-        for (label, context, expectsToken) in asks {
-            requests.append(
-                PlatformTokenRequest(
-                    label: label, expectsToken: expectsToken, answer: await sdk.requestToken(for: context)))
-        }
-        return requests
+        return await PlatformTokenRequest.make(asks) { await sdk.requestToken(for: $0) }
     }
 
     /// A provider on an in-memory backend: the embedded default.
@@ -71,10 +65,7 @@ struct ConsumerPlatformAdapterExample {
                 provider = try embeddedProvider()
             }
             let requests = await run(provider: provider, tripID: tripID)
-            for request in requests { print(request) }
-            let kept = requests.filter(\.keptContract).count
-            print("summary: \(kept) of \(requests.count) requests kept the platform consumer SDK's contract")
-            return kept == requests.count ? 0 : 1
+            return PlatformTokenRequest.report(requests, contract: "the platform consumer SDK's contract")
         }
     }
 }

@@ -33,3 +33,27 @@ public struct PlatformTokenRequest: CustomStringConvertible, Sendable {
         return "\(verdict)  \(label): \(outcome) (\(answer.completions) completion, \(manner))"
     }
 }
+
+extension PlatformTokenRequest {
+    /// Makes each of `asks` in turn through `ask` (an SDK stand-in's request for a context),
+    /// and records how each ended.
+    public static func make<Context>(
+        _ asks: [(label: String, context: Context?, expectsToken: Bool)],
+        through ask: (Context?) async -> PlatformTokenAnswer
+    ) async -> [PlatformTokenRequest] {
+        var requests: [PlatformTokenRequest] = []
+        for (label, context, expectsToken) in asks {
+            requests.append(PlatformTokenRequest(label: label, expectsToken: expectsToken, answer: await ask(context)))
+        }
+        return requests
+    }
+
+    /// Prints each request and a summary naming `contract`; the exit status: 0 when every
+    /// request kept the contract, else 1.
+    public static func report(_ requests: [PlatformTokenRequest], contract: String) -> Int32 {
+        for request in requests { print(request) }
+        let kept = requests.filter(\.keptContract).count
+        print("summary: \(kept) of \(requests.count) requests kept \(contract)")
+        return kept == requests.count ? 0 : 1
+    }
+}

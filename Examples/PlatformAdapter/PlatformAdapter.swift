@@ -39,13 +39,7 @@ struct PlatformAdapterExample {
             ("no vehicle ID yet", PlatformAuthorizationContext(vehicleID: nil), false),
             ("no context", nil, false),
         ]
-        var requests: [PlatformTokenRequest] = []
-        for (label, context, expectsToken) in asks {
-            requests.append(
-                PlatformTokenRequest(
-                    label: label, expectsToken: expectsToken, answer: await sdk.requestToken(for: context)))
-        }
-        return requests
+        return await PlatformTokenRequest.make(asks) { await sdk.requestToken(for: $0) }
     }
 
     /// A provider on an in-memory backend: the embedded default.
@@ -77,10 +71,7 @@ struct PlatformAdapterExample {
                 provider = try embeddedProvider()
             }
             let requests = await run(provider: provider, vehicleID: vehicleID)
-            for request in requests { print(request) }
-            let kept = requests.filter(\.keptContract).count
-            print("summary: \(kept) of \(requests.count) requests kept the platform's contract")
-            return kept == requests.count ? 0 : 1
+            return PlatformTokenRequest.report(requests, contract: "the platform's contract")
         }
     }
 }
