@@ -23,6 +23,8 @@ struct ConsumerApp {
         The token URL may name the ID in its path: https://api.example.com/token/consumer/{tripId},
         or for shipments .../token/delivery_consumer/{trackingId}
         PRESET: \(CommandLineOptions.formatNames)
+        Defaults with --token-url: --rounds 5, --interval 10 (a trip's 5 rounds take 40 s), --format
+        token-only (the platform's consumer sample backend answers jwt-expiration-timestamp), --timeout 15.
         Token events go to standard error, one line each (never a token's value).
         Exit status: 0 every trip fetch succeeded, 1 any failed, 2 usage error.
         """

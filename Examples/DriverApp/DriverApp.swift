@@ -23,6 +23,8 @@ struct DriverApp {
                          [--log-level debug|info|warning|error]
         The token URL may name the ID in its path: https://api.example.com/token/driver/{vehicleId}
         PRESET: \(CommandLineOptions.formatNames)
+        Defaults with --token-url: --updates 10, --interval 5 (10 updates take 45 s), --format token-only
+        (the platform's driver sample backend answers jwt-expiration-timestamp), --timeout 15.
         Token events go to standard error, one line each, and token state changes to standard
         output (never a token's value).
         Exit status: 0 every update accepted, 1 any failed, 2 usage error.
