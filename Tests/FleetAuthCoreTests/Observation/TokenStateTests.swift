@@ -101,14 +101,17 @@ struct TokenStateTests {
         let watcher = h.watch(h.provider.tokenStates(for: truck))
         let first = try await h.provider.token(for: truck)
         try await watcher.phases(count: 3)
-        // The backend goes down; a caller with 200 s of life left still gets the token.
+        // The backend goes down. Nobody asks while the token passes its minimum remaining
+        // life, so the stream hears the clock say so (`noToken`) before any lookup: the clock
+        // runs to that moment and settles, so that no lookup races the stream's clock.
         h.backendFails(503)
-        h.clock.advance(by: 3600 - 200)
+        await h.clock.run(until: h.clock.now().addingTimeInterval(3600 - 200))
+        // A caller with 200 s of life left still gets the token.
         let degraded = try await h.provider.token(for: truck)
         #expect(degraded.fingerprint == first.fingerprint)
-        let phases = try await watcher.phases(count: 5)
-        #expect(Array(phases.suffix(2)) == ["refreshing", "degraded"])
-        let warning = watcher.states[4]
+        let phases = try await watcher.phases(count: 6)
+        #expect(Array(phases.suffix(3)) == ["noToken", "refreshing", "degraded"], "\(phases)")
+        let warning = watcher.states[5]
         #expect(warning.error?.status == 503 && warning.tokenFingerprint == first.fingerprint)
         // Past the outage floor nothing usable is left: the state says failed, with the error.
         h.clock.advance(by: 150)
@@ -119,9 +122,9 @@ struct TokenStateTests {
         // While the caller's retries remain the state says refreshing, with the last error;
         // failed once they are used up.
         let trail = try await h.clock.settled { watcher.phases.last == "failed" ? watcher.phases : nil }
-        let failed = try #require(trail.indices.first { $0 >= 5 && trail[$0] == "failed" })
-        #expect(trail[5..<failed].allSatisfy { $0 == "refreshing" } && failed >= 5, "\(trail)")
-        #expect(watcher.states[5..<failed].allSatisfy { $0.error?.status == 503 && $0.tokenFingerprint == nil })
+        let failed = try #require(trail.indices.first { $0 >= 6 && trail[$0] == "failed" })
+        #expect(trail[6..<failed].allSatisfy { $0 == "refreshing" } && failed >= 6, "\(trail)")
+        #expect(watcher.states[6..<failed].allSatisfy { $0.error?.status == 503 && $0.tokenFingerprint == nil })
         #expect(watcher.states[failed].tokenFingerprint == nil)
         #expect(
             watcher.states[failed].error?.status == 503,
