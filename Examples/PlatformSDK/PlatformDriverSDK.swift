@@ -37,9 +37,6 @@ public protocol PlatformAuthorization: NSObjectProtocol, Sendable {
 /// What the platform SDK does with the provider it is given, reduced to what matters here:
 /// it asks for a token from its own queue and checks how the completion is called.
 public final class PlatformDriverSDK: Sendable {
-    /// How one request for a token ended.
-    public typealias Answer = PlatformTokenAnswer
-
     private let authorization: any PlatformAuthorization
     private let queue = DispatchQueue(label: "platform-sdk")
 
@@ -51,7 +48,8 @@ public final class PlatformDriverSDK: Sendable {
     /// Asks for a token for `context` as the SDK does before a location update, and returns
     /// how the request ended once it has, waiting up to `patience` seconds for more
     /// completions than one.
-    public func requestToken(for context: PlatformAuthorizationContext?, patience: TimeInterval = 0.05) async -> Answer
+    public func requestToken(for context: PlatformAuthorizationContext?, patience: TimeInterval = 0.05) async
+        -> PlatformTokenAnswer
     {
         await PlatformTokenAnswer.record(on: queue, patience: patience) { [authorization] completion in
             authorization.fetchToken(with: context, completion: completion)
