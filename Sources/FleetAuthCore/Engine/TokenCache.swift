@@ -61,6 +61,10 @@ package struct TokenCache {
         /// handed out, and the state shows it. The one rule for "in use".
         package func isInUse(at now: TimeInterval) -> Bool { now <= expiringAt }
 
+        /// The first moment (uptime) the token is no longer in use, a millisecond past
+        /// ``expiringAt``: it is in use up to that moment inclusive.
+        package var endOfUse: TimeInterval { expiringAt + 0.001 }
+
         /// Whether the token is above its outage floor at uptime `now`: through a transient
         /// failure it is still handed out, degraded. The one rule for "usable in an outage".
         package func isAboveFloor(at now: TimeInterval) -> Bool { now < floorAt }

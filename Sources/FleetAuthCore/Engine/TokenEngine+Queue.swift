@@ -7,7 +7,7 @@ extension TokenEngine {
     /// queued flight of `scope` has waiters.
     func watchQueue(for scope: AuthorizationScope) {
         let starts = state.withLock { state -> Bool in
-            guard !state.queueWatched, let flight = state.flights[scope], flight.queued, !flight.waiters.isEmpty
+            guard !state.queueWatched, let flight = state.flights[scope], flight.isQueued, flight.hasCallersWithinBudget
             else { return false }
             state.queueWatched = true
             return true

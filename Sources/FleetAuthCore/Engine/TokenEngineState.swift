@@ -4,35 +4,8 @@ import Foundation
 /// flight with its waiting callers, failures since the last success, values the fleet
 /// service rejected, running fetch tasks, and the counters behind ``TokenStatistics``.
 struct TokenEngineState {
-    /// A caller waiting for a fetch.
-    typealias Waiter = CheckedContinuation<AuthToken, any Error>
     /// A caller waiting for a condition of `waitUntilIdle()` or `waitUntilCallersAnswered()`.
     typealias ConditionWaiter = CheckedContinuation<Void, Never>
-
-    /// One fetch in flight for a scope, owned by the task that runs it.
-    struct Flight {
-        let id: UInt64
-        /// When it started (uptime).
-        let startedAt: TimeInterval
-        /// When its first waiter came (uptime): waiters wait at most the retry deadline
-        /// from here.
-        var waitedSince: TimeInterval?
-        var task: Task<Void, Never>?
-        var waiters: [UInt64: Waiter] = [:]
-        /// The waiters that asked for a new token (`refresh(for:)`): never served the cached
-        /// one when an attempt fails, they get a token this flight fetched or its error.
-        var forcedWaiters: Set<UInt64> = []
-        /// Set once its waiters have had the retry policy's attempts and deadline: it now
-        /// retries in the background, and callers without a usable token fail fast.
-        var waitersBudgetSpent = false
-        /// The attempts of this flight that failed so far.
-        var failedAttempts = 0
-        /// Set while it waits for a slot (``FetchSlots``): no task runs it yet.
-        var queued = false
-        /// Set once it had to wait for a slot: its waiters' budget counts from their
-        /// arrival, the wait included, not from when its task began.
-        var waitedForSlot = false
-    }
 
     /// What a lookup found in the cache.
     enum Lookup {
@@ -177,10 +150,7 @@ struct TokenEngineState {
             runningTasks += 1
             return true
         }
-        if flights[scope]?.id == flightID {
-            flights[scope]?.queued = true
-            flights[scope]?.waitedForSlot = true
-        }
+        if flights[scope]?.id == flightID { flights[scope]?.stage = .queued }
         return false
     }
 
@@ -190,8 +160,8 @@ struct TokenEngineState {
     mutating func releaseSlot(of flightID: UInt64) -> FetchSlots.Queued? {
         guard slots.release(flightID) else { return nil }
         while let next = slots.nextQueued() {
-            guard flights[next.scope]?.id == next.flightID, flights[next.scope]?.queued == true else { continue }
-            flights[next.scope]?.queued = false
+            guard flights[next.scope]?.id == next.flightID, flights[next.scope]?.isQueued == true else { continue }
+            flights[next.scope]?.stage = .running(afterQueue: true)
             slots.occupy(next.flightID)
             runningTasks += 1
             return next
@@ -203,15 +173,15 @@ struct TokenEngineState {
     /// has run out at `now`: their waiters, to fail, and the next such moment, if any
     /// queued flight has waiters (otherwise nobody needs to watch the queue any more).
     mutating func expireQueuedFlights(at now: TimeInterval, budget: TimeInterval)
-        -> (expired: [(AuthorizationScope, [Waiter])], next: TimeInterval?)
+        -> (expired: [(AuthorizationScope, [Flight.Waiter])], next: TimeInterval?)
     {
-        var expired: [(AuthorizationScope, [Waiter])] = []
+        var expired: [(AuthorizationScope, [Flight.Waiter])] = []
         var next: TimeInterval?
         for queued in slots.queued {
-            guard let flight = flights[queued.scope], flight.id == queued.flightID, flight.queued,
-                !flight.waiters.isEmpty, let since = flight.waitedSince
+            guard let flight = flights[queued.scope], flight.id == queued.flightID, flight.isQueued,
+                flight.hasCallersWithinBudget
             else { continue }
-            let deadline = since + budget
+            let deadline = flight.callersDeadline(budget)
             if deadline <= now {
                 expired.append((queued.scope, Array(flight.waiters.values)))
                 flights[queued.scope] = nil
@@ -253,8 +223,9 @@ struct TokenEngineState {
     /// the lock is released.
     mutating func noteChange(of scope: AuthorizationScope, at now: TimeInterval) {
         guard watched else { return }
-        note(tokenState(of: scope, at: now))
-        if let moment = nextPhaseChange(of: scope, at: now) { phaseDeadlines.schedule(scope, at: moment) }
+        let standing = standing(of: scope, at: now)
+        note(standing.state)
+        if let moment = standing.until { phaseDeadlines.schedule(scope, at: moment) }
     }
 
     /// Queues `state` for publishing, numbered after every change before it.
@@ -262,53 +233,6 @@ struct TokenEngineState {
         guard watched else { return }
         stateSequence &+= 1
         changes.append(StateChange(sequence: stateSequence, state: state))
-    }
-
-    /// How `scope`'s token stands at uptime `now`, for ``TokenState`` streams.
-    func tokenState(of scope: AuthorizationScope, at now: TimeInterval) -> TokenState {
-        let entry = cache.peek(scope)
-        let gate = gates[scope]
-        let flight = flights[scope]
-        // When the next request may go, while the scope is held back and no fetch runs.
-        let nextAttempt = flight == nil && gate?.allowsRequest(at: now) == false ? gate?.nextRequestDate : nil
-        if let failures = gate?.failures {
-            // Still handed out: through a transient failure down to the outage floor, through
-            // a refusal (a 401 or 403 to the refresh) while it has its minimum life left.
-            let transient = failures.error.isTransient
-            if let entry, transient ? entry.isAboveFloor(at: now) : entry.isInUse(at: now) {
-                return TokenState(
-                    scope: scope, phase: transient ? .degraded : .refreshRefused, token: entry.token,
-                    error: failures.error, nextAttemptAt: transient ? nil : nextAttempt)
-            }
-            // No usable token, but the fetch its callers wait for still has retries left. A
-            // refusal has none: a new attempt after it stays `failed` until it ends otherwise.
-            if transient, let flight, !flight.waitersBudgetSpent, !flight.waiters.isEmpty {
-                return TokenState(scope: scope, phase: .refreshing, token: nil, error: failures.error)
-            }
-            return TokenState(
-                scope: scope, phase: .failed, token: nil, error: failures.failure(at: now), nextAttemptAt: nextAttempt)
-        }
-        if flight != nil {
-            return TokenState(
-                scope: scope, phase: .refreshing, token: entry.flatMap { $0.isInUse(at: now) ? $0.token : nil })
-        }
-        if let entry, entry.isInUse(at: now) { return TokenState(scope: scope, phase: .fresh, token: entry.token) }
-        if let rejection = gate?.rejection {
-            return TokenState(scope: scope, phase: .failed, token: nil, error: rejection, nextAttemptAt: nextAttempt)
-        }
-        return TokenState(scope: scope, phase: signedOut ? .signedOut : .noToken, token: nil)
-    }
-
-    /// When `scope`'s token state next changes by time alone (uptime), if it will: a
-    /// degraded token reaching its outage floor, any other token running out of use. The
-    /// boundaries are ``tokenState(of:at:)``'s own.
-    func nextPhaseChange(of scope: AuthorizationScope, at now: TimeInterval) -> TimeInterval? {
-        guard let entry = cache.peek(scope) else { return nil }
-        if let failures = gates[scope]?.failures, failures.error.isTransient {
-            return entry.isAboveFloor(at: now) ? entry.floorAt : nil
-        }
-        // A millisecond past: the token is in use up to its moment inclusive.
-        return entry.isInUse(at: now) ? entry.expiringAt + 0.001 : nil
     }
 
     /// Every scope with a token, a fetch or a failure held here.
