@@ -1,16 +1,16 @@
-import Foundation
+package import Foundation
 
 /// One fetch in flight for a scope, owned by the task that runs it: where it stands
 /// (``Stage``), how long its callers may still wait (``Budget``), and who waits.
 ///
 /// Its transitions are ``TokenEngineState``'s events (`+Flights`); this type holds the
 /// rules that read it.
-struct Flight {
+package struct Flight {
     /// A caller waiting for the fetch.
-    typealias Waiter = CheckedContinuation<AuthToken, any Error>
+    package typealias Waiter = CheckedContinuation<AuthToken, any Error>
 
     /// Whether a task runs the flight.
-    enum Stage: Equatable {
+    package enum Stage: Equatable {
         /// Waiting for a slot (``FetchSlots``): no task runs it yet.
         case queued
         /// Its task runs, or is being started. `afterQueue`: it waited for a slot first.
@@ -18,7 +18,7 @@ struct Flight {
     }
 
     /// How long the flight's callers may wait: the retry policy's attempts and deadline.
-    enum Budget: Equatable {
+    package enum Budget: Equatable {
         /// No caller has waited yet: a background refresh.
         case unclaimed
         /// Callers wait, their deadline counted from `since` (uptime).
@@ -29,28 +29,28 @@ struct Flight {
         case spent
     }
 
-    let id: UInt64
+    package let id: UInt64
     /// When it started (uptime).
-    let startedAt: TimeInterval
-    var stage: Stage = .running(afterQueue: false)
-    var budget: Budget
-    var task: Task<Void, Never>?
-    var waiters: [UInt64: Waiter] = [:]
+    package let startedAt: TimeInterval
+    package var stage: Stage = .running(afterQueue: false)
+    package var budget: Budget
+    package var task: Task<Void, Never>?
+    package var waiters: [UInt64: Waiter] = [:]
     /// The waiters that asked for a new token (`refresh(for:)`): never served the cached
     /// one when an attempt fails, they get a token this flight fetched or its error.
-    var forcedWaiters: Set<UInt64> = []
+    package var forcedWaiters: Set<UInt64> = []
     /// The attempts of this flight that failed so far.
-    var failedAttempts = 0
+    package var failedAttempts = 0
 
     /// A background refresh: nobody waits for it yet.
-    init(id: UInt64, startedAt: TimeInterval) {
+    package init(id: UInt64, startedAt: TimeInterval) {
         self.id = id
         self.startedAt = startedAt
         self.budget = .unclaimed
     }
 
     /// A fetch its first caller starts.
-    init(id: UInt64, startedAt: TimeInterval, waiter: (id: UInt64, continuation: Waiter), forced: Bool) {
+    package init(id: UInt64, startedAt: TimeInterval, waiter: (id: UInt64, continuation: Waiter), forced: Bool) {
         self.init(id: id, startedAt: startedAt)
         budget = .counting(since: startedAt)
         waiters[waiter.id] = waiter.continuation
@@ -58,34 +58,34 @@ struct Flight {
     }
 
     /// Whether it waits for a slot.
-    var isQueued: Bool { stage == .queued }
+    package var isQueued: Bool { stage == .queued }
 
     /// Whether callers wait within their budget: they bound its attempts, and a transient
     /// failure shows as `refreshing` while they do.
-    var hasCallersWithinBudget: Bool {
+    package var hasCallersWithinBudget: Bool {
         guard case .counting = budget else { return false }
         return !waiters.isEmpty
     }
 
-    /// Whether its callers' budget is spent: it retries in the background.
-    var retriesInBackground: Bool { budget == .spent }
+    /// Whether its callers had their budget: it retries in the background, if at all.
+    package var isBudgetSpent: Bool { budget == .spent }
 
     /// Where the callers' wait is counted from: their arrival, or the flight's start for a
     /// background refresh (whose budget is spent or never claimed).
-    var waitedSince: TimeInterval {
+    package var waitedSince: TimeInterval {
         if case .counting(let since) = budget { return since }
         return startedAt
     }
 
     /// The moment (uptime) its callers within budget stop waiting, `deadline` after they
     /// came; infinite when none waits within a budget.
-    func callersDeadline(_ deadline: TimeInterval) -> TimeInterval {
+    package func callersDeadline(_ deadline: TimeInterval) -> TimeInterval {
         hasCallersWithinBudget ? waitedSince + deadline : .infinity
     }
 
     /// Adds a caller at uptime `now`. The first caller of a flight nobody waited for starts
     /// the budget, and so does a forced caller of a flight whose budget is spent.
-    mutating func add(_ waiter: Waiter, id: UInt64, forced: Bool, at now: TimeInterval) {
+    package mutating func add(_ waiter: Waiter, id: UInt64, forced: Bool, at now: TimeInterval) {
         let starts =
             switch budget {
             case .unclaimed: true
@@ -98,7 +98,7 @@ struct Flight {
     }
 
     /// Removes a caller (cancelled); returns it if it still waited.
-    mutating func remove(_ id: UInt64) -> Waiter? {
+    package mutating func remove(_ id: UInt64) -> Waiter? {
         forcedWaiters.remove(id)
         return waiters.removeValue(forKey: id)
     }
@@ -106,21 +106,21 @@ struct Flight {
     /// Its task begins at uptime `started`: a budget counted from before it (callers that
     /// came while the task was being started) counts from now, unless the flight waited for
     /// a slot (then the wait for it counts too).
-    mutating func begin(at started: TimeInterval) {
+    package mutating func begin(at started: TimeInterval) {
         guard stage == .running(afterQueue: false), case .counting(let since) = budget else { return }
         budget = .counting(since: max(since, started))
     }
 
     /// Takes the waiters that only looked a token up (not forced), to be served the cached
     /// one degraded.
-    mutating func takeLookups() -> [Waiter] {
+    package mutating func takeLookups() -> [Waiter] {
         let lookups = waiters.filter { !forcedWaiters.contains($0.key) }
         for id in lookups.keys { waiters[id] = nil }
         return Array(lookups.values)
     }
 
     /// Takes every waiter, to be failed: their budget is spent.
-    mutating func takeAllWaiters() -> [Waiter] {
+    package mutating func takeAllWaiters() -> [Waiter] {
         defer {
             waiters = [:]
             forcedWaiters = []

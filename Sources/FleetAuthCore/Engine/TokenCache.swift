@@ -61,8 +61,8 @@ package struct TokenCache {
         /// handed out, and the state shows it. The one rule for "in use".
         package func isInUse(at now: TimeInterval) -> Bool { now <= expiringAt }
 
-        /// The first moment (uptime) the token is no longer in use, a millisecond past
-        /// ``expiringAt``: it is in use up to that moment inclusive.
+        /// A moment (uptime) the token is no longer in use, a millisecond past ``expiringAt``
+        /// (it is in use up to that moment inclusive): when the clock alone has ended its use.
         package var endOfUse: TimeInterval { expiringAt + 0.001 }
 
         /// Whether the token is above its outage floor at uptime `now`: through a transient

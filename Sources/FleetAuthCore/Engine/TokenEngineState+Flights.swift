@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A scope's fetch as events on the state, each under the engine's lock, each returning what
 /// the engine must do once the lock is released (answer callers, start tasks, emit events):
@@ -7,7 +7,7 @@ import Foundation
 /// the fetch ends (``flightEnded(flight:for:with:startedAt:at:_:)``).
 extension TokenEngineState {
     /// What became of a caller who could not be served from the cache at once.
-    enum Registration {
+    package enum Registration {
         /// It waits for the scope's flight; `queued`: that flight waits for a slot.
         case joined(queued: Bool)
         /// It waits for the flight it started (`flightID`), to be launched.
@@ -21,48 +21,48 @@ extension TokenEngineState {
     }
 
     /// What the engine does after a failed attempt.
-    struct AfterFailedAttempt {
+    package struct AfterFailedAttempt {
         /// Whether the flight makes another attempt.
-        var retries = false
+        package var retries = false
         /// The cached token, served degraded to the callers that only looked it up.
-        var degraded: (token: AuthToken, waiters: [Flight.Waiter])?
+        package var degraded: (token: AuthToken, waiters: [Flight.Waiter])?
         /// The callers whose budget is spent, to fail with ``failure``.
-        var failed: [Flight.Waiter] = []
+        package var failed: [Flight.Waiter] = []
         /// What they are told.
-        var failure: FleetAuthError
+        package var failure: FleetAuthError
         /// The queued flight to start in the slot the attempt freed.
-        var nextInQueue: FetchSlots.Queued?
+        package var nextInQueue: FetchSlots.Queued?
     }
 
     /// What the engine does after a flight ended.
-    struct AfterFlight {
+    package struct AfterFlight {
         /// What its callers get.
-        var answer: Result<AuthToken, FleetAuthError>
-        var waiters: [Flight.Waiter] = []
+        package var answer: Result<AuthToken, FleetAuthError>
+        package var waiters: [Flight.Waiter] = []
         /// The callers of `waitUntilIdle()` to wake: no fetch task runs any more.
-        var idleWaiters: [ConditionWaiter] = []
+        package var idleWaiters: [ConditionWaiter] = []
         /// The queued flight to start in the slot it freed.
-        var nextInQueue: FetchSlots.Queued?
+        package var nextInQueue: FetchSlots.Queued?
         /// The scope the full cache dropped for the new token, and whether its token was usable.
-        var evicted: (scope: AuthorizationScope, usable: Bool)?
+        package var evicted: (scope: AuthorizationScope, usable: Bool)?
     }
 
     /// The random draws and settings a flight's end needs, read outside the lock.
-    struct FlightEndInputs {
-        let refresh: RefreshPolicy
-        let retry: RetryPolicy
+    package struct FlightEndInputs {
+        package let refresh: RefreshPolicy
+        package let retry: RetryPolicy
         /// The device's clock now, for the gate's next-request date after a failure.
-        let wallNow: Date
+        package let wallNow: Date
         /// Draws in `0...1`: the refresh allowance's, the refresh spread's, the gate's wait.
-        let allowanceUnit: Double
-        let spreadUnit: Double
-        let waitUnit: Double
+        package let allowanceUnit: Double
+        package let spreadUnit: Double
+        package let waitUnit: Double
     }
 
     /// A caller without a usable cached token asks for `scope` at uptime `now` (`forced`:
     /// `refresh(for:)`, which wants a new token and waits even while the scope is held
     /// back): it is served, told the held error, joins the flight or starts one.
-    mutating func register(
+    package mutating func register(
         _ continuation: Flight.Waiter, as waiterID: UInt64, for scope: AuthorizationScope, forced: Bool,
         cancelled: Bool, at now: TimeInterval
     ) -> Registration {
@@ -73,7 +73,7 @@ extension TokenEngineState {
             // A fetch may have finished since the caller's first look.
             let lookup = lookUp(scope, at: now)
             if case .miss = lookup {} else { return .served(lookup) }
-            if let held = gates[scope]?.heldError(flightInBackground: flights[scope]?.retriesInBackground, at: now) {
+            if let held = gates[scope]?.heldError(flightInBackground: flights[scope]?.isBudgetSpent, at: now) {
                 return .replayed(held)
             }
         }
@@ -91,20 +91,20 @@ extension TokenEngineState {
     }
 
     /// Takes back the waiter `waiterID` of `scope`'s flight (its caller was cancelled).
-    mutating func cancel(waiter waiterID: UInt64, of scope: AuthorizationScope) -> Flight.Waiter? {
+    package mutating func cancel(waiter waiterID: UInt64, of scope: AuthorizationScope) -> Flight.Waiter? {
         flights[scope]?.remove(waiterID)
     }
 
     /// Flight `flightID`'s task begins at uptime `started`: returns the number of its first
     /// attempt (an outage's backoff carries on from the scope's earlier flights).
-    mutating func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int {
+    package mutating func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int {
         if flights[scope]?.id == flightID { flights[scope]?.begin(at: started) }
         return gates[scope]?.nextAttempt ?? 1
     }
 
     /// When flight `flightID`'s callers within budget stop waiting (uptime): an attempt must
     /// end by then. Infinite for a background refresh, or a flight that ended.
-    func callersDeadline(of flightID: UInt64, for scope: AuthorizationScope, retry: RetryPolicy) -> TimeInterval {
+    package func callersDeadline(of flightID: UInt64, for scope: AuthorizationScope, retry: RetryPolicy) -> TimeInterval {
         guard let flight = flights[scope], flight.id == flightID else { return .infinity }
         return flight.callersDeadline(retry.deadline)
     }
@@ -116,7 +116,7 @@ extension TokenEngineState {
     /// flight retries a transient failure while callers are within their budget or a usable
     /// token is held at `retryAt`; past an outage's first fetch, without a usable token, it
     /// makes one attempt and the gate (``FetchGate``) spaces the next fetch.
-    mutating func attemptFailed(
+    package mutating func attemptFailed(
         flight flightID: UInt64, for scope: AuthorizationScope, error: FleetAuthError, attempt: Int,
         retryAt: TimeInterval, at now: TimeInterval, retry: RetryPolicy
     ) -> AfterFailedAttempt {
@@ -160,7 +160,7 @@ extension TokenEngineState {
     /// Flight `flightID`, started at uptime `started`, ended at `now` with `fetched`: the
     /// token is cached (the full cache may drop another scope's), or the failure recorded
     /// in the scope's gate; its callers are to be answered alike.
-    mutating func flightEnded(
+    package mutating func flightEnded(
         flight flightID: UInt64, for scope: AuthorizationScope, with fetched: Result<AuthToken, FleetAuthError>,
         startedAt started: TimeInterval, at now: TimeInterval, _ inputs: FlightEndInputs
     ) -> AfterFlight {

@@ -1,23 +1,24 @@
-import Foundation
+package import Foundation
 
 /// How a scope stands: the one place a ``TokenState`` is derived from the cache entry, the
 /// fetch in flight and the gate, with the moment the clock alone would change it.
 extension TokenEngineState {
     /// A scope's token state at a moment, and until when it holds unless something happens.
-    struct Standing {
-        let state: TokenState
-        /// The first moment (uptime) the clock alone changes the state (a token leaving use,
-        /// a degraded token reaching its outage floor); `nil` if the clock alone never does.
-        let until: TimeInterval?
+    package struct Standing {
+        package let state: TokenState
+        /// When (uptime) the clock alone has changed the state (a token leaving use, a degraded
+        /// token reaching its outage floor), at most a millisecond after it changed: the moment
+        /// a stream reads the scope again. `nil` if the clock alone never changes it.
+        package let until: TimeInterval?
     }
 
     /// How `scope`'s token stands at uptime `now`, for ``TokenState`` streams.
-    func tokenState(of scope: AuthorizationScope, at now: TimeInterval) -> TokenState {
+    package func tokenState(of scope: AuthorizationScope, at now: TimeInterval) -> TokenState {
         standing(of: scope, at: now).state
     }
 
     /// How `scope`'s token stands at uptime `now`, and until when.
-    func standing(of scope: AuthorizationScope, at now: TimeInterval) -> Standing {
+    package func standing(of scope: AuthorizationScope, at now: TimeInterval) -> Standing {
         let entry = cache.peek(scope)
         let gate = gates[scope]
         let flight = flights[scope]
@@ -59,6 +60,7 @@ extension TokenEngineState {
                 scope: scope, phase: .failed, token: nil, error: rejection, nextAttemptAt: nextAttempt)
             return Standing(state: state, until: nil)
         }
-        return Standing(state: TokenState(scope: scope, phase: signedOut ? .signedOut : .noToken, token: nil), until: nil)
+        let state = TokenState(scope: scope, phase: signedOut ? .signedOut : .noToken, token: nil)
+        return Standing(state: state, until: nil)
     }
 }

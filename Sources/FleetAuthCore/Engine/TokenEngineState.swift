@@ -1,14 +1,14 @@
-import Foundation
+package import Foundation
 
 /// What ``TokenEngine`` keeps behind its one lock: the token cache, each scope's fetch in
 /// flight with its waiting callers, failures since the last success, values the fleet
 /// service rejected, running fetch tasks, and the counters behind ``TokenStatistics``.
-struct TokenEngineState {
+package struct TokenEngineState {
     /// A caller waiting for a condition of `waitUntilIdle()` or `waitUntilCallersAnswered()`.
-    typealias ConditionWaiter = CheckedContinuation<Void, Never>
+    package typealias ConditionWaiter = CheckedContinuation<Void, Never>
 
     /// What a lookup found in the cache.
-    enum Lookup {
+    package enum Lookup {
         case fresh(AuthToken)
         /// Stale, with the ID of the background refresh it started, if any.
         case stale(AuthToken, refresh: UInt64?)
@@ -25,20 +25,20 @@ struct TokenEngineState {
         let state: TokenState
     }
 
-    var cache: TokenCache
-    var flights: [AuthorizationScope: Flight] = [:]
+    package var cache: TokenCache
+    package var flights: [AuthorizationScope: Flight] = [:]
     /// What each scope's fetches met since they last went well, and when it may ask the
     /// backend again (``FetchGate``): kept only while it holds something.
-    var gates: [AuthorizationScope: FetchGate] = [:]
+    package var gates: [AuthorizationScope: FetchGate] = [:]
     /// Set by `invalidateAll()` (sign-out) and cleared when the app next asks for a token:
     /// until then every scope without a token or a fetch stands `signedOut`.
-    var signedOut = false
+    package var signedOut = false
     /// The scopes whose streams heard `signedOut` (those held at sign-out, and those a stream
     /// opened since follows): they hear `noToken` when the app signs in again.
     var signedOutScopes: Set<AuthorizationScope> = []
     /// Values the fleet service rejected, per scope (the last four); a fetch must not
     /// return them.
-    var rejected: [AuthorizationScope: [String]] = [:]
+    package var rejected: [AuthorizationScope: [String]] = [:]
     var counter: UInt64 = 0
     var fetches = 0
     var hits = 0
@@ -70,7 +70,7 @@ struct TokenEngineState {
     /// How many fetch durations are kept; the slowest of them stands for the p99.
     static let durationWindow = 32
 
-    init(capacity: Int, concurrentFetchLimit: Int) {
+    package init(capacity: Int, concurrentFetchLimit: Int) {
         cache = TokenCache(capacity: capacity)
         slots = FetchSlots(limit: concurrentFetchLimit)
     }
