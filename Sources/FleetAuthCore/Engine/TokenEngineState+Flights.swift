@@ -97,14 +97,16 @@ extension TokenEngineState {
 
     /// Flight `flightID`'s task begins at uptime `started`: returns the number of its first
     /// attempt (an outage's backoff carries on from the scope's earlier flights).
-    package mutating func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int {
+    package mutating func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int
+    {
         if flights[scope]?.id == flightID { flights[scope]?.begin(at: started) }
         return gates[scope]?.nextAttempt ?? 1
     }
 
     /// When flight `flightID`'s callers within budget stop waiting (uptime): an attempt must
     /// end by then. Infinite for a background refresh, or a flight that ended.
-    package func callersDeadline(of flightID: UInt64, for scope: AuthorizationScope, retry: RetryPolicy) -> TimeInterval {
+    package func callersDeadline(of flightID: UInt64, for scope: AuthorizationScope, retry: RetryPolicy) -> TimeInterval
+    {
         guard let flight = flights[scope], flight.id == flightID else { return .infinity }
         return flight.callersDeadline(retry.deadline)
     }
