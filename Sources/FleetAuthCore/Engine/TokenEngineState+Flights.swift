@@ -57,6 +57,18 @@ extension TokenEngineState {
         package let allowanceUnit: Double
         package let spreadUnit: Double
         package let waitUnit: Double
+
+        package init(
+            refresh: RefreshPolicy, retry: RetryPolicy, wallNow: Date, allowanceUnit: Double, spreadUnit: Double,
+            waitUnit: Double
+        ) {
+            self.refresh = refresh
+            self.retry = retry
+            self.wallNow = wallNow
+            self.allowanceUnit = allowanceUnit
+            self.spreadUnit = spreadUnit
+            self.waitUnit = waitUnit
+        }
     }
 
     /// A caller without a usable cached token asks for `scope` at uptime `now` (`forced`:

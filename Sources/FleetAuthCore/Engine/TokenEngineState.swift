@@ -40,7 +40,7 @@ package struct TokenEngineState {
     /// return them.
     package var rejected: [AuthorizationScope: [String]] = [:]
     var counter: UInt64 = 0
-    var fetches = 0
+    package var fetches = 0
     var hits = 0
     var waits = 0
     var degraded = 0
@@ -145,7 +145,7 @@ package struct TokenEngineState {
 
     /// Gives flight `flightID` a slot (`true`: its task is counted running from now), or
     /// queues it until one is free (`false`).
-    mutating func admit(flight flightID: UInt64, for scope: AuthorizationScope) -> Bool {
+    package mutating func admit(flight flightID: UInt64, for scope: AuthorizationScope) -> Bool {
         if slots.admit(flightID, for: scope) {
             runningTasks += 1
             return true
