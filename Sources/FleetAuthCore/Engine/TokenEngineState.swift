@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// What ``TokenEngine`` keeps behind its one lock: the token cache, each scope's fetch in
 /// flight with its waiting callers, failures since the last success, values the fleet
