@@ -6,17 +6,20 @@ import Foundation
 /// Vehicles looking up their tokens every `interval` seconds on a manual clock while the
 /// token backend is down (503, or refused connections) for part of the run.
 ///
-/// Times are seconds from the start, when every vehicle fetches its first token. Lookups
-/// between `watchFrom` and the outage are skipped: a fresh token is served from the cache
-/// with no request and no state written (the cache records lookups only inside a token's
-/// refresh window), so skipping them changes nothing but the run time. Between lookups
-/// the clock moves from one sleeper's deadline to the next and lets the woken tasks run,
-/// so background retries happen at their own moments, not at the next lookup. A cold start
-/// with any failed lookup ends the run there.
+/// Each vehicle is a task of its own on the clock, as in an app: it looks its token up at
+/// each of its moments, waits for the answer if it must, and looks up again at its next
+/// moment still ahead; a vehicle that waits does not hold the others back. Times are seconds
+/// on the clock from the start, when every vehicle fetches its first token, and requests and
+/// lookups are recorded on that one axis. Lookups between `watchFrom` and the outage are
+/// skipped: a fresh token is served from the cache with no request and no state written
+/// (the cache records lookups only inside a token's refresh window), so skipping them
+/// changes nothing but the run time. The clock moves from one sleeper's deadline to the next
+/// and lets the woken tasks run, so background retries happen at their own moments. A cold
+/// start with any failed lookup ends every vehicle's lookups there.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 struct OutageSimulation {
     /// What the run saw.
-    struct Outcome {
+    struct Outcome: Sendable {
         /// Lookups that got a token.
         var served = 0
         /// Lookups that got an error, with the life the cached token had left (or `nil`).
@@ -25,6 +28,9 @@ struct OutageSimulation {
         var requestTimes: [TimeInterval] = []
         /// The least life a served token had left.
         var shortestLifeServed = TimeInterval.infinity
+        /// The longest a lookup began after its moment: a vehicle whose previous lookup
+        /// waited past that moment skips it.
+        var latestLookup: TimeInterval = 0
         /// The engine's counters at the end.
         var statistics: TokenStatistics
     }
@@ -44,6 +50,7 @@ struct OutageSimulation {
     func run(outage: Range<TimeInterval>, until end: TimeInterval) async throws -> Outcome {
         let clock = ManualWallClock()
         let origin = clock.uptime()
+        let originDate = clock.now()
         let backend = InMemoryTokenBackend(clock: clock)
         let transport = InMemoryTransport(clock: clock, latency: latency)
         transport.mount(backend, at: "/token")
@@ -59,39 +66,51 @@ struct OutageSimulation {
             configuration: .init(
                 endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock,
                 refresh: refresh, retry: retry))
-        let scopes = (0..<vehicles).map { AuthorizationScope.vehicle("v-\($0)") }
-        var outcome = Outcome(statistics: engine.statistics)
-        var time: TimeInterval = 0
-        while time < end {
-            if time >= watchFrom || outage.contains(time) || time == 0 {
-                await clock.advanceSettled(to: origin + time)
-                for scope in scopes {
+        let interval = self.interval
+        let moments = stride(from: 0, to: end, by: interval).filter {
+            $0 == 0 || $0 >= watchFrom || outage.contains($0)
+        }
+        let outcome = LockedState(Outcome(statistics: engine.statistics))
+        let coldStartFailed = LockedState(false)
+        let fleet = (0..<vehicles).map { index in
+            clock.startSimulated {
+                let scope = AuthorizationScope.vehicle("v-\(index)")
+                for moment in moments {
+                    let lateBy = clock.uptime() - (origin + moment)
+                    // Its previous lookup waited past this moment and the next: it skips this one.
+                    if lateBy >= interval { continue }
+                    if lateBy < 0 { try await clock.sleep(for: -lateBy) }
+                    if coldStartFailed.withLock({ $0 }) { return }
+                    let time = clock.uptime() - origin
                     let cachedLife = engine.cachedToken(for: scope).map { $0.expiresAt.timeIntervalSince(clock.now()) }
-                    let result: Result<AuthToken, any Error>
-                    if let token = engine.cachedUsableToken(for: scope) {
-                        result = .success(token)
-                    } else {
-                        result = await clock.runToCompletion(horizon: 10) { try await engine.token(for: scope) }
-                    }
-                    switch result {
-                    case .success(let token):
-                        outcome.served += 1
-                        outcome.shortestLifeServed = min(
-                            outcome.shortestLifeServed, token.expiresAt.timeIntervalSince(clock.now()))
-                    case .failure(let error):
-                        outcome.failures.append((time, cachedLife, error))
+                    do {
+                        let token = try await engine.token(for: scope)
+                        let life = token.expiresAt.timeIntervalSince(clock.now())
+                        outcome.withLock { outcome in
+                            outcome.served += 1
+                            outcome.shortestLifeServed = min(outcome.shortestLifeServed, life)
+                            outcome.latestLookup = max(outcome.latestLookup, time - moment)
+                        }
+                    } catch {
+                        outcome.withLock { $0.failures.append((time, cachedLife, error)) }
+                        // A fleet that cannot get its first tokens has failed its test already;
+                        // hours more of lookups that each ask the backend would only take minutes.
+                        if moment == 0 { coldStartFailed.withLock { $0 = true } }
                     }
                 }
-                // A fleet that cannot get its first tokens has failed its test already;
-                // hours more of lookups that each ask the backend would only take minutes.
-                if time == 0, !outcome.failures.isEmpty { break }
             }
-            time += interval
         }
-        outcome.requestTimes = requestTimes.withLock { $0 }
-        outcome.statistics = engine.statistics
+        await clock.run(until: originDate.addingTimeInterval(end))
+        // A lookup still waiting at the end gets its answer; nothing more is looked up.
+        _ = await clock.runToCompletion(horizon: 3600) {
+            for vehicle in fleet { _ = try? await vehicle.value }
+        }
+        var result = outcome.withLock { $0 }
+        result.failures.sort { $0.time < $1.time }
+        result.requestTimes = requestTimes.withLock { $0 }
+        result.statistics = engine.statistics
         engine.invalidateAll()
-        return outcome
+        return result
     }
 }
 
