@@ -18,7 +18,7 @@ extension TokenEngine {
                 register(continuation, as: waiterID, for: scope, forced: forced)
             }
         } onCancel: {
-            let waiter = withState { $0.cancel(waiter: waiterID, of: scope) }
+            let waiter = withStateAndPublish { $0.cancel(waiter: waiterID, of: scope) }
             if let waiter { waiter.resume(with: .failure(CancellationError())) }
             wakeAnsweredCallers()
         }
@@ -30,7 +30,7 @@ extension TokenEngine {
         _ continuation: Flight.Waiter, as waiterID: UInt64, for scope: AuthorizationScope, forced: Bool
     ) {
         let now = clock.uptime()
-        let registration = withState { state in
+        let registration = withStateAndPublish { state in
             state.register(
                 continuation, as: waiterID, for: scope, forced: forced, cancelled: Task.isCancelled, at: now)
         }
@@ -63,7 +63,7 @@ extension TokenEngine {
     private func start(flight flightID: UInt64, for scope: AuthorizationScope) {
         warnIfDuplicate(serving: scope)
         let task = clock.startTask { await self.run(flight: flightID, for: scope) }
-        let orphaned = withState { state -> Bool in
+        let orphaned = withStateAndPublish { state -> Bool in
             guard state.flights[scope]?.id == flightID else { return true }
             state.flights[scope]?.task = task
             return false
@@ -109,7 +109,7 @@ extension TokenEngine {
         let inputs = TokenEngineState.FlightEndInputs(
             refresh: configuration.refresh, retry: configuration.retry, wallNow: clock.now(),
             allowanceUnit: allowanceUnit, spreadUnit: spreadUnit, waitUnit: waitUnit)
-        let after = withState { state in
+        let after = withStateAndPublish { state in
             state.flightEnded(flight: flightID, for: scope, with: fetched, startedAt: started, at: now, inputs)
         }
         if let next = after.nextInQueue { start(flight: next.flightID, for: next.scope) }
@@ -139,7 +139,7 @@ extension TokenEngine {
     ) -> Bool {
         let now = clock.uptime()
         let retry = configuration.retry
-        let after = withState { state in
+        let after = withStateAndPublish { state in
             state.attemptFailed(
                 flight: flightID, for: scope, error: error, attempt: attempt, retryAt: retryAt, at: now, retry: retry)
         }

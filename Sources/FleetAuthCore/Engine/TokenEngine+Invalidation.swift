@@ -18,7 +18,7 @@ extension TokenEngine {
         let wallNow = clock.now()
         let randomUnit = fetcher.randomUnit()
         let retry = configuration.retry
-        let dropped = withState { state -> Bool in
+        let dropped = withStateAndPublish { state -> Bool in
             var rejected = state.rejected[scope] ?? []
             rejected.removeAll { $0 == tokenValue }
             rejected.append(tokenValue)
@@ -45,7 +45,7 @@ extension TokenEngine {
     /// `signedOut` until the app next asks for a token.
     package func invalidateAll() {
         let watched = states.watchedScopes
-        let flights = withState { state in
+        let flights = withStateAndPublish { state in
             // Every reader hears it: of the scopes held, and of those a stream follows.
             let known = state.knownScopes.union(watched)
             for scope in known { state.note(TokenState(scope: scope, phase: .signedOut, token: nil)) }

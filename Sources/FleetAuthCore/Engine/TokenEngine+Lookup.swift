@@ -32,7 +32,7 @@ extension TokenEngine {
     package func refreshedToken(for scope: AuthorizationScope) async throws -> AuthToken {
         let scope = servingScope(for: try scope.validated())
         // Asked by the app: any backoff starts over.
-        withState { $0.gates[scope]?.restart() }
+        withStateAndPublish { $0.gates[scope]?.restart() }
         return try await waitForFetch(scope, forced: true)
     }
 

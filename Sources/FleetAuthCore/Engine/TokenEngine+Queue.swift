@@ -22,7 +22,7 @@ extension TokenEngine {
         let budget = configuration.retry.deadline
         while true {
             let now = clock.uptime()
-            let (expired, next) = withState { $0.expireQueuedFlights(at: now, budget: budget) }
+            let (expired, next) = withStateAndPublish { $0.expireQueuedFlights(at: now, budget: budget) }
             for (scope, waiters) in expired {
                 let error = Self.noSlot(scope, limit: configuration.concurrentFetchLimit, budget: budget)
                 emit(.notSent(scope, error: error, retryIn: nil))

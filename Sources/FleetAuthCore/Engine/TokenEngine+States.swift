@@ -81,7 +81,7 @@ extension TokenEngine {
     /// Notes the scopes whose state the clock changed, then sleeps until the next moment.
     private func phaseClockRang(_ id: UInt64) {
         let now = clock.uptime()
-        withState { state in
+        withStateAndPublish { state in
             if state.phaseClock?.id == id { state.phaseClock = nil }
             for scope in state.phaseDeadlines.takeDue(at: now) { state.noteChange(of: scope, at: now) }
         }

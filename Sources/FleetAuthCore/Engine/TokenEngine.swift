@@ -71,7 +71,7 @@ package final class TokenEngine: Sendable {
 
     /// Runs `body` on the state with the lock held, then publishes the token states it
     /// changed, in the order they changed, once the lock is released.
-    func withState<Result>(_ body: (inout TokenEngineState) -> Result) -> Result {
+    func withStateAndPublish<Result>(_ body: (inout TokenEngineState) -> Result) -> Result {
         let watched = states.isWatched
         let (result, noted) = state.withLock { state in
             state.watched = watched
