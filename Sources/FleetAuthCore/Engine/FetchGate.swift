@@ -22,8 +22,8 @@ package import Foundation
 ///   back together.
 /// - A token the fleet service rejects is replaced at once the first time; a second rejected
 ///   within a minute of its arrival holds the scope back twice the cooldown, doubling up to
-///   the same cap: a backend minting tokens the service refuses is not asked for two tokens a
-///   call for ever.
+///   ``rejectionCap``: a backend minting tokens the service refuses is not asked for two tokens
+///   a call for ever.
 /// - A successful fetch, ``restart()`` (`refresh(for:)`) and `invalidateAll()` start it over;
 ///   so does a token that lived to its refresh (the rejection count).
 package struct FetchGate: Sendable {
@@ -63,6 +63,9 @@ package struct FetchGate: Sendable {
     /// The longest wait between two requests of a scope whose fetches keep being refused
     /// (before jitter), unless the failure cooldown is longer: 5 minutes.
     package static let refusalCap: TimeInterval = 300
+    /// The longest wait before fetching again after tokens the fleet service rejected in a row
+    /// (before jitter), unless the failure cooldown is longer: 5 minutes.
+    package static let rejectionCap: TimeInterval = 300
     /// The longest wait between two fetches of a scope through an outage (before jitter),
     /// unless the failure cooldown is longer: 1 minute, so that the first token comes within
     /// about 75 s of the backend's return.
@@ -104,14 +107,14 @@ package struct FetchGate: Sendable {
     package init() {}
 
     /// The error a caller without a usable token gets instead of a request at `now`, or `nil`
-    /// when it may have one. `flightInBackground`: `nil` when no fetch runs for the scope,
-    /// else whether it retries in the background after its waiters had their attempts. A caller
-    /// is held back while the scope cools down (an outage's cooldown, a refusal's or a
-    /// rejection's backoff) and no fetch runs, and while a fetch retries in the background
-    /// through an outage (a usable token is held). A forced caller (`refresh(for:)`) does not ask.
-    package func heldError(flightInBackground: Bool?, at now: TimeInterval) -> FleetAuthError? {
-        if let flightInBackground {
-            guard flightInBackground, let failures else { return nil }
+    /// when it may have one. `flightBudgetSpent`: `nil` when no fetch runs for the scope, else
+    /// whether that fetch's callers had their attempts and deadline (it goes on without
+    /// callers). A caller is held back while the scope cools down (an outage's cooldown, a
+    /// refusal's or a rejection's backoff) and no fetch runs, and while a fetch whose callers'
+    /// budget is spent still runs. A forced caller (`refresh(for:)`) does not ask.
+    package func heldError(flightBudgetSpent: Bool?, at now: TimeInterval) -> FleetAuthError? {
+        if let flightBudgetSpent {
+            guard flightBudgetSpent, let failures else { return nil }
             return failures.failure(at: now)
         }
         guard !allowsRequest(at: now) else { return nil }
@@ -133,7 +136,7 @@ package struct FetchGate: Sendable {
     }
 
     /// The attempt number the next flight starts from: an outage's backoff carries on.
-    package var nextAttempt: Int { (failures?.attempts ?? 0) + 1 }
+    package var nextAttemptNumber: Int { (failures?.attempts ?? 0) + 1 }
 
     /// Records a failed attempt (number `attempt`) of a flight that started at `started`.
     package mutating func attemptFailed(_ error: FleetAuthError, attempt: Int, flightStartedAt started: TimeInterval) {
@@ -197,7 +200,7 @@ package struct FetchGate: Sendable {
             rejection = nil
             return
         }
-        let wait = Self.wait(after: rejections, cap: Self.refusalCap, retry: retry, randomUnit: randomUnit)
+        let wait = Self.wait(after: rejections, cap: Self.rejectionCap, retry: retry, randomUnit: randomUnit)
         rejection = FleetAuthError(
             reason: .tokenMismatch,
             message:

@@ -3,8 +3,9 @@ package import Foundation
 /// One fetch in flight for a scope, owned by the task that runs it: where it stands
 /// (``Stage``), how long its callers may still wait (``Budget``), and who waits.
 ///
-/// Its transitions are ``TokenEngineState``'s events (`+Flights`); this type holds the
-/// rules that read it.
+/// The scope's events (a caller comes, an attempt fails, the fetch ends) are
+/// ``TokenEngineState``'s (`TokenEngineState+Flights`), which decide; this type holds the
+/// rules that read a flight and the steps that change its own fields.
 package struct Flight {
     /// A caller waiting for the fetch.
     package typealias Waiter = CheckedContinuation<AuthToken, any Error>
@@ -23,9 +24,10 @@ package struct Flight {
         case unclaimed
         /// Callers wait, their deadline counted from `since` (uptime).
         case counting(since: TimeInterval)
-        /// Its callers had their attempts and deadline: it retries in the background, and
-        /// callers without a usable token are answered with its failure instead of waiting
-        /// (a forced refresh claims a new budget).
+        /// Its callers had their attempts and deadline: it retries in the background while a
+        /// usable token is held (else it ends after this attempt), and callers without a
+        /// usable token are answered with its failure instead of waiting (a forced refresh
+        /// claims a new budget).
         case spent
     }
 

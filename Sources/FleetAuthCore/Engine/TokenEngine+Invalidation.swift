@@ -18,23 +18,9 @@ extension TokenEngine {
         let wallNow = clock.now()
         let randomUnit = fetcher.randomUnit()
         let retry = configuration.retry
-        let dropped = withStateAndPublish { state -> Bool in
-            var rejected = state.rejected[scope] ?? []
-            rejected.removeAll { $0 == tokenValue }
-            rejected.append(tokenValue)
-            if rejected.count > 4 { rejected.removeFirst() }
-            state.rejected[scope] = rejected
-            state.boundPerScopeState()
-            guard let token = state.cache.peek(scope)?.token, token.value == tokenValue else { return false }
-            state.cache.remove(scope)
-            // A backend whose fresh tokens keep being rejected is asked less and less often.
-            var gate = state.gates[scope] ?? FetchGate()
-            gate.tokenRejected(
-                age: wallNow.timeIntervalSince(token.receivedAt), scope: scope, at: now, wallNow: wallNow, retry: retry,
-                randomUnit: randomUnit)
-            state.gates[scope] = gate.isEmpty ? nil : gate
-            state.noteChange(of: scope, at: now)
-            return true
+        let dropped = withStateAndPublish { state in
+            state.tokenRejected(
+                tokenValue, for: scope, at: now, wallNow: wallNow, retry: retry, randomUnit: randomUnit)
         }
         emit(.invalidated(scope, fingerprint: AuthToken.fingerprint(of: tokenValue), dropped: dropped))
         return dropped
@@ -45,20 +31,7 @@ extension TokenEngine {
     /// `signedOut` until the app next asks for a token.
     package func invalidateAll() {
         let watched = states.watchedScopes
-        let flights = withStateAndPublish { state in
-            // Every reader hears it: of the scopes held, and of those a stream follows.
-            let known = state.knownScopes.union(watched)
-            for scope in known { state.note(TokenState(scope: scope, phase: .signedOut, token: nil)) }
-            state.signedOut = true
-            state.signedOutScopes.formUnion(known)
-            let flights = Array(state.flights.values)
-            state.cache.removeAll()
-            state.flights.removeAll()
-            state.slots.dropQueue()
-            state.gates.removeAll()
-            state.rejected.removeAll()
-            return flights
-        }
+        let flights = withStateAndPublish { $0.signOut(alsoNoting: watched) }
         let signedOut = FleetAuthError(
             reason: .signedOut,
             message: "Every token was invalidated (sign-out) while this fetch ran; sign in again and retry.")

@@ -7,11 +7,12 @@ import Foundation
 /// stale one too, starting one background refresh; an expiring or missing one makes callers
 /// share the one fetch in flight. A failed fetch fails all its waiters alike, and the scope's
 /// ``FetchGate`` then says when it may ask the backend again. What happens to a scope is an
-/// event on the state (`TokenEngineState+Flights`: a caller comes, an attempt fails, the fetch
-/// ends), decided under the lock and returning what the engine then does outside it; how a
-/// scope stands is read in one place (`TokenEngineState+Standing`). The engine's files
-/// perform those actions: getting tokens in `+Lookup`, running the fetch and answering its
-/// callers in `+Flights`, fetches waiting for a slot
+/// event on the state, decided under the lock and returning what the engine then does outside
+/// it: a lookup (`TokenEngineState+Lookup`), a caller that waits, an attempt that fails, a
+/// fetch that ends (`+Flights`), a flight admitted or queued for a slot (`+Slots`), a rejected
+/// token and the sign-out (`+Invalidation`); how a scope stands is read in one place
+/// (`TokenEngineState+Standing`). The engine's files perform those actions: getting tokens in
+/// `+Lookup`, running the fetch and answering its callers in `+Flights`, fetches waiting for a slot
 /// (``FetchSlots``) in `+Queue`, invalidation and sign-out in `+Invalidation`, token states
 /// and the moments the clock changes them (``PhaseDeadlines``) in `+States`, waiting for the
 /// engine in `+Waiting`, counts in `+Statistics`, tasks sharing their vehicle's token in

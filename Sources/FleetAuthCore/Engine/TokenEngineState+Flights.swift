@@ -85,7 +85,7 @@ extension TokenEngineState {
             // A fetch may have finished since the caller's first look.
             let lookup = lookUp(scope, at: now)
             if case .miss = lookup {} else { return .served(lookup) }
-            if let held = gates[scope]?.heldError(flightInBackground: flights[scope]?.isBudgetSpent, at: now) {
+            if let held = gates[scope]?.heldError(flightBudgetSpent: flights[scope]?.isBudgetSpent, at: now) {
                 return .replayed(held)
             }
         }
@@ -112,7 +112,7 @@ extension TokenEngineState {
     package mutating func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int
     {
         if flights[scope]?.id == flightID { flights[scope]?.begin(at: started) }
-        return gates[scope]?.nextAttempt ?? 1
+        return gates[scope]?.nextAttemptNumber ?? 1
     }
 
     /// When flight `flightID`'s callers within budget stop waiting (uptime): an attempt must

@@ -23,7 +23,7 @@ extension TokenEngineState {
         let gate = gates[scope]
         let flight = flights[scope]
         // When the next request may go, while the scope is held back and no fetch runs.
-        let nextAttempt = flight == nil && gate?.allowsRequest(at: now) == false ? gate?.nextRequestDate : nil
+        let nextAttemptAt = flight == nil && gate?.allowsRequest(at: now) == false ? gate?.nextRequestDate : nil
         if let failures = gate?.failures {
             // Still handed out: through a transient failure down to the outage floor, through
             // a refusal (a 401 or 403 to the refresh) while it has its minimum life left.
@@ -34,7 +34,7 @@ extension TokenEngineState {
             if let entry, !failures.error.isTransient, entry.isInUse(at: now) {
                 let state = TokenState(
                     scope: scope, phase: .refreshRefused, token: entry.token, error: failures.error,
-                    nextAttemptAt: nextAttempt)
+                    nextAttemptAt: nextAttemptAt)
                 return Standing(state: state, until: entry.endOfUse)
             }
             // No usable token, but callers wait for a fetch with retries left. A refusal has
@@ -44,7 +44,8 @@ extension TokenEngineState {
                 return Standing(state: state, until: nil)
             }
             let state = TokenState(
-                scope: scope, phase: .failed, token: nil, error: failures.failure(at: now), nextAttemptAt: nextAttempt)
+                scope: scope, phase: .failed, token: nil, error: failures.failure(at: now), nextAttemptAt: nextAttemptAt
+            )
             return Standing(state: state, until: nil)
         }
         let inUse = entry.flatMap { $0.isInUse(at: now) ? $0 : nil }
@@ -57,7 +58,7 @@ extension TokenEngineState {
         }
         if let rejection = gate?.rejection {
             let state = TokenState(
-                scope: scope, phase: .failed, token: nil, error: rejection, nextAttemptAt: nextAttempt)
+                scope: scope, phase: .failed, token: nil, error: rejection, nextAttemptAt: nextAttemptAt)
             return Standing(state: state, until: nil)
         }
         let state = TokenState(scope: scope, phase: signedOut ? .signedOut : .noToken, token: nil)

@@ -7,17 +7,6 @@ package struct TokenEngineState {
     /// A caller waiting for a condition of `waitUntilIdle()` or `waitUntilCallersAnswered()`.
     package typealias ConditionWaiter = CheckedContinuation<Void, Never>
 
-    /// What a lookup found in the cache.
-    package enum Lookup {
-        case fresh(AuthToken)
-        /// Stale, with the ID of the background refresh it started, if any.
-        case stale(AuthToken, refresh: UInt64?)
-        /// Below the minimum remaining lifetime but above the outage floor while the
-        /// backend fails for a transient reason (the error).
-        indirect case degraded(AuthToken, FleetAuthError, refresh: UInt64?)
-        case miss
-    }
-
     /// A token state to publish once the lock is released, numbered in the order the
     /// changes happened.
     struct StateChange {
@@ -97,101 +86,6 @@ package struct TokenEngineState {
     mutating func nextID() -> UInt64 {
         counter &+= 1
         return counter
-    }
-
-    /// Looks `scope` up at uptime `now`: a fresh or stale token is served, and so is one
-    /// above its outage floor while the scope's last attempt failed for a transient
-    /// reason; stale and degraded lookups start a background refresh if none runs.
-    mutating func lookUp(_ scope: AuthorizationScope, at now: TimeInterval) -> Lookup {
-        guard let (token, freshness, aboveFloor) = cache.use(scope, at: now) else { return .miss }
-        switch freshness {
-        case .fresh:
-            hits &+= 1
-            return .fresh(token)
-        case .stale:
-            hits &+= 1
-            return .stale(token, refresh: startFlightIfIdle(scope, now: now))
-        case .expiring:
-            guard aboveFloor, let failures = gates[scope]?.failures, failures.error.isTransient else { return .miss }
-            hits &+= 1
-            degraded &+= 1
-            return .degraded(token, failures.error, refresh: startFlightIfIdle(scope, now: now))
-        }
-    }
-
-    /// Claims the scope's flight slot for a fetch with no waiter yet (a background
-    /// refresh), unless a fetch already runs or the scope is cooling down after a failure.
-    /// - Returns: the new flight's ID.
-    mutating func startFlightIfIdle(_ scope: AuthorizationScope, now: TimeInterval) -> UInt64? {
-        guard flights[scope] == nil else { return nil }
-        if let gate = gates[scope], !gate.allowsRequest(at: now) { return nil }
-        let flightID = nextID()
-        flights[scope] = Flight(id: flightID, startedAt: now)
-        fetches += 1
-        // Noted with the flight, so that streams hear it before the flight's outcome.
-        noteChange(of: scope, at: now)
-        return flightID
-    }
-
-    /// Ends the sign-out: the app asks for a token for `asked` again. Every other scope that
-    /// stood `signedOut` now stands as it is (`noToken` until it is fetched); `asked` is
-    /// noted with its fetch.
-    mutating func signIn(asking asked: AuthorizationScope, at now: TimeInterval) {
-        signedOut = false
-        let scopes = signedOutScopes
-        signedOutScopes = []
-        for scope in scopes where scope != asked { noteChange(of: scope, at: now) }
-    }
-
-    /// Gives flight `flightID` a slot (`true`: its task is counted running from now), or
-    /// queues it until one is free (`false`).
-    package mutating func admit(flight flightID: UInt64, for scope: AuthorizationScope) -> Bool {
-        if slots.admit(flightID, for: scope) {
-            runningTasks += 1
-            return true
-        }
-        if flights[scope]?.id == flightID { flights[scope]?.stage = .queued }
-        return false
-    }
-
-    /// Frees flight `flightID`'s slot if it holds one: the queued flight to start in it, if
-    /// one still waits (queued flights that ended meanwhile are passed over), counted
-    /// running from now, so that the engine is never idle in between.
-    mutating func releaseSlot(of flightID: UInt64) -> FetchSlots.Queued? {
-        guard slots.release(flightID) else { return nil }
-        while let next = slots.nextQueued() {
-            guard flights[next.scope]?.id == next.flightID, flights[next.scope]?.isQueued == true else { continue }
-            flights[next.scope]?.stage = .running(afterQueue: true)
-            slots.occupy(next.flightID)
-            runningTasks += 1
-            return next
-        }
-        return nil
-    }
-
-    /// Fails the queued flights whose waiters' budget (`budget` from their first waiter)
-    /// has run out at `now`: their waiters, to fail, and the next such moment, if any
-    /// queued flight has waiters (otherwise nobody needs to watch the queue any more).
-    mutating func expireQueuedFlights(at now: TimeInterval, budget: TimeInterval)
-        -> (expired: [(AuthorizationScope, [Flight.Waiter])], next: TimeInterval?)
-    {
-        var expired: [(AuthorizationScope, [Flight.Waiter])] = []
-        var next: TimeInterval?
-        for queued in slots.queued {
-            guard let flight = flights[queued.scope], flight.id == queued.flightID, flight.isQueued,
-                flight.hasCallersWithinBudget
-            else { continue }
-            let deadline = flight.callersDeadline(budget)
-            if deadline <= now {
-                expired.append((queued.scope, Array(flight.waiters.values)))
-                flights[queued.scope] = nil
-                noteChange(of: queued.scope, at: now)
-            } else {
-                next = min(next ?? deadline, deadline)
-            }
-        }
-        queueWatched = next != nil
-        return (expired, next)
     }
 
     /// Whether no fetch task runs, background refreshes included.

@@ -101,8 +101,9 @@ struct FlightEventsTests {
         for waiter in spent.failed { waiter.resume(with: .failure(spent.failure)) }
         await #expect(throws: FleetAuthError.self) { try await caller.answer.value }
 
-        // While the flight goes on, a lookup is told its failure; a forced refresh claims a
-        // budget of its own.
+        // Until the flight ends (at once in the engine, which sees `retries` false; later when
+        // a usable token keeps it retrying), a lookup is told its failure; a forced refresh
+        // claims a budget of its own.
         let (lookup, forced) = (try await Self.park(), try await Self.park())
         guard case .replayed(let held) = register(lookup, id: 2, in: &state, at: Self.start + 10) else {
             Issue.record("a lookup waited for a flight whose callers' budget was spent")
