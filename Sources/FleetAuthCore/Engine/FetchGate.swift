@@ -107,14 +107,14 @@ package struct FetchGate: Sendable {
     package init() {}
 
     /// The error a caller without a usable token gets instead of a request at `now`, or `nil`
-    /// when it may have one. `flightBudgetSpent`: `nil` when no fetch runs for the scope, else
-    /// whether that fetch's callers had their attempts and deadline (it goes on without
-    /// callers). A caller is held back while the scope cools down (an outage's cooldown, a
+    /// when it may have one. `flightInBackground`: `nil` when no fetch runs for the scope, else
+    /// whether that fetch's callers had their attempts and deadline (``Flight/Budget/spent``:
+    /// it goes on without callers, if at all). A caller is held back while the scope cools down (an outage's cooldown, a
     /// refusal's or a rejection's backoff) and no fetch runs, and while a fetch whose callers'
     /// budget is spent still runs. A forced caller (`refresh(for:)`) does not ask.
-    package func heldError(flightBudgetSpent: Bool?, at now: TimeInterval) -> FleetAuthError? {
-        if let flightBudgetSpent {
-            guard flightBudgetSpent, let failures else { return nil }
+    package func heldError(flightInBackground: Bool?, at now: TimeInterval) -> FleetAuthError? {
+        if let flightInBackground {
+            guard flightInBackground, let failures else { return nil }
             return failures.failure(at: now)
         }
         guard !allowsRequest(at: now) else { return nil }
@@ -135,8 +135,9 @@ package struct FetchGate: Sendable {
         )
     }
 
-    /// The attempt number the next flight starts from: an outage's backoff carries on.
-    package var nextAttemptNumber: Int { (failures?.attempts ?? 0) + 1 }
+    /// The number (not the moment) of the attempt the next flight starts from: an outage's
+    /// backoff carries on.
+    package var nextAttempt: Int { (failures?.attempts ?? 0) + 1 }
 
     /// Records a failed attempt (number `attempt`) of a flight that started at `started`.
     package mutating func attemptFailed(_ error: FleetAuthError, attempt: Int, flightStartedAt started: TimeInterval) {

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// One fetch in flight for a scope, owned by the task that runs it: where it stands
 /// (``Stage``), how long its callers may still wait (``Budget``), and who waits.
@@ -6,12 +6,12 @@ package import Foundation
 /// The scope's events (a caller comes, an attempt fails, the fetch ends) are
 /// ``TokenEngineState``'s (`TokenEngineState+Flights`), which decide; this type holds the
 /// rules that read a flight and the steps that change its own fields.
-package struct Flight {
+struct Flight {
     /// A caller waiting for the fetch.
-    package typealias Waiter = CheckedContinuation<AuthToken, any Error>
+    typealias Waiter = CheckedContinuation<AuthToken, any Error>
 
     /// Whether a task runs the flight.
-    package enum Stage: Equatable {
+    enum Stage: Equatable {
         /// Waiting for a slot (``FetchSlots``): no task runs it yet.
         case queued
         /// Its task runs, or is being started. `afterQueue`: it waited for a slot first.
@@ -19,7 +19,7 @@ package struct Flight {
     }
 
     /// How long the flight's callers may wait: the retry policy's attempts and deadline.
-    package enum Budget: Equatable {
+    enum Budget: Equatable {
         /// No caller has waited yet: a background refresh.
         case unclaimed
         /// Callers wait, their deadline counted from `since` (uptime).
@@ -31,28 +31,28 @@ package struct Flight {
         case spent
     }
 
-    package let id: UInt64
+    let id: UInt64
     /// When it started (uptime).
-    package let startedAt: TimeInterval
-    package var stage: Stage = .running(afterQueue: false)
-    package var budget: Budget
-    package var task: Task<Void, Never>?
-    package var waiters: [UInt64: Waiter] = [:]
+    let startedAt: TimeInterval
+    var stage: Stage = .running(afterQueue: false)
+    var budget: Budget
+    var task: Task<Void, Never>?
+    var waiters: [UInt64: Waiter] = [:]
     /// The waiters that asked for a new token (`refresh(for:)`): never served the cached
     /// one when an attempt fails, they get a token this flight fetched or its error.
-    package var forcedWaiters: Set<UInt64> = []
+    var forcedWaiters: Set<UInt64> = []
     /// The attempts of this flight that failed so far.
-    package var failedAttempts = 0
+    var failedAttempts = 0
 
     /// A background refresh: nobody waits for it yet.
-    package init(id: UInt64, startedAt: TimeInterval) {
+    init(id: UInt64, startedAt: TimeInterval) {
         self.id = id
         self.startedAt = startedAt
         self.budget = .unclaimed
     }
 
     /// A fetch its first caller starts.
-    package init(id: UInt64, startedAt: TimeInterval, waiter: (id: UInt64, continuation: Waiter), forced: Bool) {
+    init(id: UInt64, startedAt: TimeInterval, waiter: (id: UInt64, continuation: Waiter), forced: Bool) {
         self.init(id: id, startedAt: startedAt)
         budget = .counting(since: startedAt)
         waiters[waiter.id] = waiter.continuation
@@ -60,34 +60,34 @@ package struct Flight {
     }
 
     /// Whether it waits for a slot.
-    package var isQueued: Bool { stage == .queued }
+    var isQueued: Bool { stage == .queued }
 
     /// Whether callers wait within their budget: they bound its attempts, and a transient
     /// failure shows as `refreshing` while they do.
-    package var hasCallersWithinBudget: Bool {
+    var hasCallersWithinBudget: Bool {
         guard case .counting = budget else { return false }
         return !waiters.isEmpty
     }
 
     /// Whether its callers had their budget: it retries in the background, if at all.
-    package var isBudgetSpent: Bool { budget == .spent }
+    var isBudgetSpent: Bool { budget == .spent }
 
     /// Where the callers' wait is counted from: their arrival, or the flight's start for a
     /// background refresh (whose budget is spent or never claimed).
-    package var waitedSince: TimeInterval {
+    var waitedSince: TimeInterval {
         if case .counting(let since) = budget { return since }
         return startedAt
     }
 
     /// The moment (uptime) its callers within budget stop waiting, `deadline` after they
     /// came; infinite when none waits within a budget.
-    package func callersDeadline(_ deadline: TimeInterval) -> TimeInterval {
+    func callersDeadline(_ deadline: TimeInterval) -> TimeInterval {
         hasCallersWithinBudget ? waitedSince + deadline : .infinity
     }
 
     /// Adds a caller at uptime `now`. The first caller of a flight nobody waited for starts
     /// the budget, and so does a forced caller of a flight whose budget is spent.
-    package mutating func add(_ waiter: Waiter, id: UInt64, forced: Bool, at now: TimeInterval) {
+    mutating func add(_ waiter: Waiter, id: UInt64, forced: Bool, at now: TimeInterval) {
         let starts =
             switch budget {
             case .unclaimed: true
@@ -100,7 +100,7 @@ package struct Flight {
     }
 
     /// Removes a caller (cancelled); returns it if it still waited.
-    package mutating func remove(_ id: UInt64) -> Waiter? {
+    mutating func remove(_ id: UInt64) -> Waiter? {
         forcedWaiters.remove(id)
         return waiters.removeValue(forKey: id)
     }
@@ -108,21 +108,21 @@ package struct Flight {
     /// Its task begins at uptime `started`: a budget counted from before it (callers that
     /// came while the task was being started) counts from now, unless the flight waited for
     /// a slot (then the wait for it counts too).
-    package mutating func begin(at started: TimeInterval) {
+    mutating func begin(at started: TimeInterval) {
         guard stage == .running(afterQueue: false), case .counting(let since) = budget else { return }
         budget = .counting(since: max(since, started))
     }
 
     /// Takes the waiters that only looked a token up (not forced), to be served the cached
     /// one degraded.
-    package mutating func takeLookups() -> [Waiter] {
+    mutating func takeLookups() -> [Waiter] {
         let lookups = waiters.filter { !forcedWaiters.contains($0.key) }
         for id in lookups.keys { waiters[id] = nil }
         return Array(lookups.values)
     }
 
     /// Takes every waiter, to be failed: their budget is spent.
-    package mutating func takeAllWaiters() -> [Waiter] {
+    mutating func takeAllWaiters() -> [Waiter] {
         defer {
             waiters = [:]
             forcedWaiters = []

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// A scope's fetch as events on the state, each under the engine's lock, each returning what
 /// the engine must do once the lock is released (answer callers, start tasks, emit events):
@@ -7,7 +7,7 @@ package import Foundation
 /// the fetch ends (``flightEnded(flight:for:with:startedAt:at:_:)``).
 extension TokenEngineState {
     /// What became of a caller who could not be served from the cache at once.
-    package enum Registration {
+    enum Registration {
         /// It waits for the scope's flight; `queued`: that flight waits for a slot.
         case joined(queued: Bool)
         /// It waits for the flight it started (`flightID`), to be launched.
@@ -21,44 +21,44 @@ extension TokenEngineState {
     }
 
     /// What the engine does after a failed attempt.
-    package struct AfterFailedAttempt {
+    struct AfterFailedAttempt {
         /// Whether the flight makes another attempt.
-        package var retries = false
+        var retries = false
         /// The cached token, served degraded to the callers that only looked it up.
-        package var degraded: (token: AuthToken, waiters: [Flight.Waiter])?
+        var degraded: (token: AuthToken, waiters: [Flight.Waiter])?
         /// The callers whose budget is spent, to fail with ``failure``.
-        package var failed: [Flight.Waiter] = []
+        var failed: [Flight.Waiter] = []
         /// What they are told.
-        package var failure: FleetAuthError
+        var failure: FleetAuthError
         /// The queued flight to start in the slot the attempt freed.
-        package var nextInQueue: FetchSlots.Queued?
+        var nextInQueue: FetchSlots.Queued?
     }
 
     /// What the engine does after a flight ended.
-    package struct AfterFlight {
+    struct AfterFlight {
         /// What its callers get.
-        package var answer: Result<AuthToken, FleetAuthError>
-        package var waiters: [Flight.Waiter] = []
+        var answer: Result<AuthToken, FleetAuthError>
+        var waiters: [Flight.Waiter] = []
         /// The callers of `waitUntilIdle()` to wake: no fetch task runs any more.
-        package var idleWaiters: [ConditionWaiter] = []
+        var idleWaiters: [ConditionWaiter] = []
         /// The queued flight to start in the slot it freed.
-        package var nextInQueue: FetchSlots.Queued?
+        var nextInQueue: FetchSlots.Queued?
         /// The scope the full cache dropped for the new token, and whether its token was usable.
-        package var evicted: (scope: AuthorizationScope, usable: Bool)?
+        var evicted: (scope: AuthorizationScope, usable: Bool)?
     }
 
     /// The random draws and settings a flight's end needs, read outside the lock.
-    package struct FlightEndInputs {
-        package let refresh: RefreshPolicy
-        package let retry: RetryPolicy
+    struct FlightEndInputs {
+        let refresh: RefreshPolicy
+        let retry: RetryPolicy
         /// The device's clock now, for the gate's next-request date after a failure.
-        package let wallNow: Date
+        let wallNow: Date
         /// Draws in `0...1`: the refresh allowance's, the refresh spread's, the gate's wait.
-        package let allowanceUnit: Double
-        package let spreadUnit: Double
-        package let waitUnit: Double
+        let allowanceUnit: Double
+        let spreadUnit: Double
+        let waitUnit: Double
 
-        package init(
+        init(
             refresh: RefreshPolicy, retry: RetryPolicy, wallNow: Date, allowanceUnit: Double, spreadUnit: Double,
             waitUnit: Double
         ) {
@@ -74,7 +74,7 @@ extension TokenEngineState {
     /// A caller without a usable cached token asks for `scope` at uptime `now` (`forced`:
     /// `refresh(for:)`, which wants a new token and waits even while the scope is held
     /// back): it is served, told the held error, joins the flight or starts one.
-    package mutating func register(
+    mutating func register(
         _ continuation: Flight.Waiter, as waiterID: UInt64, for scope: AuthorizationScope, forced: Bool,
         cancelled: Bool, at now: TimeInterval
     ) -> Registration {
@@ -85,7 +85,7 @@ extension TokenEngineState {
             // A fetch may have finished since the caller's first look.
             let lookup = lookUp(scope, at: now)
             if case .miss = lookup {} else { return .served(lookup) }
-            if let held = gates[scope]?.heldError(flightBudgetSpent: flights[scope]?.isBudgetSpent, at: now) {
+            if let held = gates[scope]?.heldError(flightInBackground: flights[scope]?.isBudgetSpent, at: now) {
                 return .replayed(held)
             }
         }
@@ -103,22 +103,20 @@ extension TokenEngineState {
     }
 
     /// Takes back the waiter `waiterID` of `scope`'s flight (its caller was cancelled).
-    package mutating func cancel(waiter waiterID: UInt64, of scope: AuthorizationScope) -> Flight.Waiter? {
+    mutating func cancel(waiter waiterID: UInt64, of scope: AuthorizationScope) -> Flight.Waiter? {
         flights[scope]?.remove(waiterID)
     }
 
     /// Flight `flightID`'s task begins at uptime `started`: returns the number of its first
     /// attempt (an outage's backoff carries on from the scope's earlier flights).
-    package mutating func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int
-    {
+    mutating func begin(flight flightID: UInt64, for scope: AuthorizationScope, at started: TimeInterval) -> Int {
         if flights[scope]?.id == flightID { flights[scope]?.begin(at: started) }
-        return gates[scope]?.nextAttemptNumber ?? 1
+        return gates[scope]?.nextAttempt ?? 1
     }
 
     /// When flight `flightID`'s callers within budget stop waiting (uptime): an attempt must
     /// end by then. Infinite for a background refresh, or a flight that ended.
-    package func callersDeadline(of flightID: UInt64, for scope: AuthorizationScope, retry: RetryPolicy) -> TimeInterval
-    {
+    func callersDeadline(of flightID: UInt64, for scope: AuthorizationScope, retry: RetryPolicy) -> TimeInterval {
         guard let flight = flights[scope], flight.id == flightID else { return .infinity }
         return flight.callersDeadline(retry.deadline)
     }
@@ -130,7 +128,7 @@ extension TokenEngineState {
     /// flight retries a transient failure while callers are within their budget or a usable
     /// token is held at `retryAt`; past an outage's first fetch, without a usable token, it
     /// makes one attempt and the gate (``FetchGate``) spaces the next fetch.
-    package mutating func attemptFailed(
+    mutating func attemptFailed(
         flight flightID: UInt64, for scope: AuthorizationScope, error: FleetAuthError, attempt: Int,
         retryAt: TimeInterval, at now: TimeInterval, retry: RetryPolicy
     ) -> AfterFailedAttempt {
@@ -174,7 +172,7 @@ extension TokenEngineState {
     /// Flight `flightID`, started at uptime `started`, ended at `now` with `fetched`: the
     /// token is cached (the full cache may drop another scope's), or the failure recorded
     /// in the scope's gate; its callers are to be answered alike.
-    package mutating func flightEnded(
+    mutating func flightEnded(
         flight flightID: UInt64, for scope: AuthorizationScope, with fetched: Result<AuthToken, FleetAuthError>,
         startedAt started: TimeInterval, at now: TimeInterval, _ inputs: FlightEndInputs
     ) -> AfterFlight {

@@ -4,7 +4,7 @@ import Foundation
 /// background refresh a stale or degraded token starts.
 extension TokenEngineState {
     /// What a lookup found in the cache.
-    package enum Lookup {
+    enum Lookup {
         case fresh(AuthToken)
         /// Stale, with the ID of the background refresh it started, if any.
         case stale(AuthToken, refresh: UInt64?)

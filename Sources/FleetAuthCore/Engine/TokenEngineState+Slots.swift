@@ -5,7 +5,7 @@ import Foundation
 extension TokenEngineState {
     /// Gives flight `flightID` a slot (`true`: its task is counted running from now), or
     /// queues it until one is free (`false`).
-    package mutating func admit(flight flightID: UInt64, for scope: AuthorizationScope) -> Bool {
+    mutating func admit(flight flightID: UInt64, for scope: AuthorizationScope) -> Bool {
         if slots.admit(flightID, for: scope) {
             runningTasks += 1
             return true

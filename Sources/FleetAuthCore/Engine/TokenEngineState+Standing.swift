@@ -1,24 +1,24 @@
-package import Foundation
+import Foundation
 
 /// How a scope stands: the one place a ``TokenState`` is derived from the cache entry, the
 /// fetch in flight and the gate, with the moment the clock alone would change it.
 extension TokenEngineState {
     /// A scope's token state at a moment, and until when it holds unless something happens.
-    package struct Standing {
-        package let state: TokenState
+    struct Standing {
+        let state: TokenState
         /// When (uptime) the clock alone has changed the state (a token leaving use, a degraded
         /// token reaching its outage floor), at most a millisecond after it changed: the moment
         /// a stream reads the scope again. `nil` if the clock alone never changes it.
-        package let until: TimeInterval?
+        let until: TimeInterval?
     }
 
     /// How `scope`'s token stands at uptime `now`, for ``TokenState`` streams.
-    package func tokenState(of scope: AuthorizationScope, at now: TimeInterval) -> TokenState {
+    func tokenState(of scope: AuthorizationScope, at now: TimeInterval) -> TokenState {
         standing(of: scope, at: now).state
     }
 
     /// How `scope`'s token stands at uptime `now`, and until when.
-    package func standing(of scope: AuthorizationScope, at now: TimeInterval) -> Standing {
+    func standing(of scope: AuthorizationScope, at now: TimeInterval) -> Standing {
         let entry = cache.peek(scope)
         let gate = gates[scope]
         let flight = flights[scope]

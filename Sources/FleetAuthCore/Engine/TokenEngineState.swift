@@ -3,9 +3,9 @@ import Foundation
 /// What ``TokenEngine`` keeps behind its one lock: the token cache, each scope's fetch in
 /// flight with its waiting callers, failures since the last success, values the fleet
 /// service rejected, running fetch tasks, and the counters behind ``TokenStatistics``.
-package struct TokenEngineState {
+struct TokenEngineState {
     /// A caller waiting for a condition of `waitUntilIdle()` or `waitUntilCallersAnswered()`.
-    package typealias ConditionWaiter = CheckedContinuation<Void, Never>
+    typealias ConditionWaiter = CheckedContinuation<Void, Never>
 
     /// A token state to publish once the lock is released, numbered in the order the
     /// changes happened.
@@ -14,22 +14,22 @@ package struct TokenEngineState {
         let state: TokenState
     }
 
-    package var cache: TokenCache
-    package var flights: [AuthorizationScope: Flight] = [:]
+    var cache: TokenCache
+    var flights: [AuthorizationScope: Flight] = [:]
     /// What each scope's fetches met since they last went well, and when it may ask the
     /// backend again (``FetchGate``): kept only while it holds something.
-    package var gates: [AuthorizationScope: FetchGate] = [:]
+    var gates: [AuthorizationScope: FetchGate] = [:]
     /// Set by `invalidateAll()` (sign-out) and cleared when the app next asks for a token:
     /// until then every scope without a token or a fetch stands `signedOut`.
-    package var signedOut = false
+    var signedOut = false
     /// The scopes whose streams heard `signedOut` (those held at sign-out, and those a stream
     /// opened since follows): they hear `noToken` when the app signs in again.
     var signedOutScopes: Set<AuthorizationScope> = []
     /// Values the fleet service rejected, per scope (the last four); a fetch must not
     /// return them.
-    package var rejected: [AuthorizationScope: [String]] = [:]
+    var rejected: [AuthorizationScope: [String]] = [:]
     var counter: UInt64 = 0
-    package var fetches = 0
+    var fetches = 0
     var hits = 0
     var waits = 0
     var degraded = 0
@@ -59,7 +59,7 @@ package struct TokenEngineState {
     /// How many fetch durations are kept; the slowest of them stands for the p99.
     static let durationWindow = 32
 
-    package init(capacity: Int, concurrentFetchLimit: Int) {
+    init(capacity: Int, concurrentFetchLimit: Int) {
         cache = TokenCache(capacity: capacity)
         slots = FetchSlots(limit: concurrentFetchLimit)
     }

@@ -127,23 +127,23 @@ struct FetchGateTests {
         for _ in 0..<3 {
             gate.fetchFailed(refused(), startedAt: 0, at: 0, wallNow: wall, retry: retry, randomUnit: 0.5)
         }
-        let held = try #require(gate.heldError(flightBudgetSpent: nil, at: 10))
+        let held = try #require(gate.heldError(flightInBackground: nil, at: 10))
         #expect(held.status == 401)
         #expect(held.message.contains("another 10 s after 3 refusals in a row"), "\(held.message)")
-        #expect(gate.heldError(flightBudgetSpent: nil, at: 20) == nil)
+        #expect(gate.heldError(flightInBackground: nil, at: 20) == nil)
         // A fetch under way is joined, not held back.
-        #expect(gate.heldError(flightBudgetSpent: false, at: 10) == nil)
+        #expect(gate.heldError(flightInBackground: false, at: 10) == nil)
         #expect(gate.nextRequestDate == wall.addingTimeInterval(20))
     }
 
     @Test func aFetchRetryingInTheBackgroundThroughAnOutageFailsCallersFast() {
         var gate = FetchGate()
         gate.attemptFailed(outage, attempt: 4, flightStartedAt: 0)
-        #expect(gate.nextAttemptNumber == 5)
-        #expect(gate.heldError(flightBudgetSpent: false, at: 1) == nil)
-        #expect(gate.heldError(flightBudgetSpent: true, at: 1)?.status == 503)
+        #expect(gate.nextAttempt == 5)
+        #expect(gate.heldError(flightInBackground: false, at: 1) == nil)
+        #expect(gate.heldError(flightInBackground: true, at: 1)?.status == 503)
         // Attempts alone hold nothing back once no fetch runs.
-        #expect(gate.heldError(flightBudgetSpent: nil, at: 1) == nil)
+        #expect(gate.heldError(flightInBackground: nil, at: 1) == nil)
     }
 
     @Test func theFirstRejectedTokenIsReplacedAtOnceAndLaterYoungOnesWait() {

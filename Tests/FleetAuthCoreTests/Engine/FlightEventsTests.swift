@@ -1,6 +1,7 @@
-import FleetAuthCore
 import Foundation
 import Testing
+
+@testable import FleetAuthCore
 
 /// A scope's fetch as events on the engine's state, read alone: each event's transition and
 /// the action it returns, with callers parked on continuations the test answers as the

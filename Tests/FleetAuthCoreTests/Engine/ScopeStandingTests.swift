@@ -1,6 +1,7 @@
-import FleetAuthCore
 import Foundation
 import Testing
+
+@testable import FleetAuthCore
 
 /// The one rule that derives a scope's token state from its cached token, its fetch in flight
 /// and its gate, with the moment the clock alone changes it, read on the state alone.
