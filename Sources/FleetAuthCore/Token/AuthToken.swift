@@ -10,7 +10,7 @@ public import Foundation
 /// single reference count.
 public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// One allocation per token, and each vehicle of a fleet simulator holds one: its
-    /// fields are packed to 168 bytes, which the allocator serves in a 176-byte block.
+    /// fields are packed.
     private final class Storage: Sendable {
         /// The fingerprint's 32 bits, hashed once: every fleet call tags its token, and
         /// hashing the value each time cost a simulator more than the tag's use. First, so
@@ -24,10 +24,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
         /// with the fingerprint's bits it takes the 8 bytes this alone took.
         let issuerClockOffset: Float
         let value: String
-        /// `Bearer <value>`, made once: every fleet call sends it. A header made per call was
-        /// a second copy of the token for every call in flight, twice its size as grown by
-        /// interpolation, and the one the in-memory fleet service kept a copy of.
-        let authorizationHeader: String
         let scope: AuthorizationScope
         let receivedAt: Date
         let expiresAt: Date
@@ -44,7 +40,6 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
             (self.lifetime, self.uptimeExpiry) = (lifetime, uptimeExpiry)
             self.issuerClockOffset = Float(issuerClockOffset)
             fingerprintBits = AuthToken.fingerprintBits(of: value)
-            authorizationHeader = "Bearer " + value
         }
     }
 
@@ -53,9 +48,11 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// The compact JWT. Never log it.
     public var value: String { storage.value }
 
-    /// `Bearer <value>`, the `Authorization` header a fleet call sends, made once per token.
-    /// Never log it.
-    package var authorizationHeader: String { storage.authorizationHeader }
+    /// `Bearer <value>`, the `Authorization` header a fleet call sends, made for each call: a
+    /// token kept for every vehicle of a fleet holds one copy of its value, not two (about
+    /// 770 bytes a vehicle over real HTTP, where the request copies the header anyway). Never
+    /// log it.
+    package var authorizationHeader: String { "Bearer " + storage.value }
 
     /// The vehicle or trip the token was fetched for.
     public var scope: AuthorizationScope { storage.scope }
