@@ -54,9 +54,7 @@ struct Flight {
     /// A fetch its first caller starts.
     init(id: UInt64, startedAt: TimeInterval, waiter: (id: UInt64, continuation: Waiter), forced: Bool) {
         self.init(id: id, startedAt: startedAt)
-        budget = .counting(since: startedAt)
-        waiters[waiter.id] = waiter.continuation
-        if forced { forcedWaiters.insert(waiter.id) }
+        add(waiter.continuation, id: waiter.id, forced: forced, at: startedAt)
     }
 
     /// Whether it waits for a slot.
