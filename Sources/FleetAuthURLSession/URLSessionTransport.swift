@@ -215,31 +215,39 @@ public final class URLSessionTransport: HTTPTransport {
     /// query), and ``/FleetAuthCore/FleetAuthError`` for timeouts, oversized bodies and
     /// answers from another origin.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try Task.checkCancellation()
-        if let refusal { throw refusal.adding(scope: nil, url: request.url) }
-        let urlRequest = Self.urlRequest(for: request)
-        let guarded = request.asksForToken ? tokenRequests : requests
-        let cap = configuration.maximumResponseBytes
-        let delivery = Self.bodyDelivery(of: request)
-        let box = DataTaskBox(requestGuard: guarded.requestGuard)
+        // Everything before and after the one wait is done in functions that are not async:
+        // this frame, which every request in flight holds (a simulator's task keeps the
+        // largest it ever held), keeps the request, the box and the answer only.
+        let box = try dataTask(for: request)
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard box.wait(continuation) else { return }
-                BlockingCalls.start(asksForToken: request.asksForToken) {
-                    box.start {
-                        switch delivery {
-                        case .streamed: guarded.session.dataTask(with: urlRequest)
-                        case .whole: guarded.session.dataTask(with: urlRequest, completionHandler: box.finish)
-                        }
-                    } follow: { task, continuation in
-                        guarded.requestGuard.follow(
-                            task, request: request, cap: cap, delivery: delivery, continuation: continuation)
-                    }
-                }
-            }
+            try await withCheckedThrowingContinuation { box.begin($0) }
         } onCancel: {
             box.cancel()
         }
+        return try Self.transportResponse(data: data, response: response, for: request)
+    }
+
+    /// The data task that will carry `request`, not yet made: through the guard of the session
+    /// `request` goes through, with the body cap and delivery that apply to it. Throws
+    /// `CancellationError` when the calling task is cancelled, and the refusal of an app's
+    /// session that cannot carry it.
+    @inline(never)
+    private func dataTask(for request: TransportRequest) throws -> DataTaskBox {
+        try Task.checkCancellation()
+        if let refusal { throw refusal.adding(scope: nil, url: request.url) }
+        let guarded = request.asksForToken ? tokenRequests : requests
+        return DataTaskBox(
+            request: request, urlRequest: Self.urlRequest(for: request), session: guarded.session,
+            requestGuard: guarded.requestGuard, cap: configuration.maximumResponseBytes,
+            delivery: Self.bodyDelivery(of: request))
+    }
+
+    /// What the data task that carried `request` answered, as a transport response; throws
+    /// when it is not an HTTP answer, or came from another origin than the request's.
+    @inline(never)
+    private static func transportResponse(data: Data, response: URLResponse, for request: TransportRequest) throws
+        -> TransportResponse
+    {
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         if let finalURL = http.url, let finalOrigin = HTTPOrigin(url: finalURL),
             finalOrigin != HTTPOrigin(url: request.url)
@@ -336,75 +344,6 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         return urlRequest
-    }
-}
-
-/// One send's caller and data task, so that cancellation, which may arrive before the task
-/// is made, while it is made, or after, always answers the caller at once and reaches the
-/// task. `start(_:)` runs where ``BlockingCalls`` starts tasks.
-private final class DataTaskBox: @unchecked Sendable {
-    // Safe because `continuation`, `task` and `cancelled` are only read and written while
-    // `lock` is held, and `requestGuard` is set once in init.
-    private let lock = NSLock()
-    /// The caller, until its task is made and followed by the guard, or it is cancelled.
-    private var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
-    private var task: URLSessionDataTask?
-    private var cancelled = false
-    private let requestGuard: RequestGuard
-
-    init(requestGuard: RequestGuard) { self.requestGuard = requestGuard }
-
-    /// The completion handler of a task whose body comes whole: hands what it received to the
-    /// guard. It runs after `start` made and resumed the task.
-    @Sendable func finish(data: Data?, response: URLResponse?, error: (any Error)?) {
-        guard let task = lock.withLock({ task }) else { return }
-        requestGuard.finish(task, data: data, response: response, error: error)
-    }
-
-    /// Keeps the caller until the task is made; `false` (the caller answered with
-    /// `CancellationError`) when the send was cancelled already.
-    func wait(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
-        let cancelled = lock.withLock {
-            if !self.cancelled { self.continuation = continuation }
-            return self.cancelled
-        }
-        if cancelled { continuation.resume(throwing: CancellationError()) }
-        return !cancelled
-    }
-
-    /// Makes the task with `make`, hands it and the caller to the guard with `follow`, and
-    /// resumes it; nothing when the send was cancelled first. The box keeps the caller while
-    /// `make` runs (on Linux it can wait for FoundationNetworking's lane), so that a cancel
-    /// meanwhile answers it at once.
-    func start(
-        _ make: () -> URLSessionDataTask,
-        follow: (URLSessionDataTask, CheckedContinuation<(Data, URLResponse), any Error>) -> Void
-    ) {
-        guard lock.withLock({ !cancelled }) else { return }
-        let task = make()
-        let continuation = lock.withLock {
-            self.task = task
-            return self.continuation.take()
-        }
-        // Cancelled while it was made: the caller has its answer.
-        guard let continuation else { return BlockingCalls.cancel(task) }
-        follow(task, continuation)
-        if lock.withLock({ cancelled }) { return requestGuard.cancel(task) }
-        task.resume()
-    }
-
-    /// Answers the caller with `CancellationError` at once and cancels its task, whenever
-    /// it comes.
-    func cancel() {
-        let (continuation, task) = lock.withLock {
-            cancelled = true
-            return (self.continuation.take(), self.task)
-        }
-        if let continuation {
-            continuation.resume(throwing: CancellationError())
-        } else if let task {
-            requestGuard.cancel(task)
-        }
     }
 }
 
