@@ -55,7 +55,7 @@ public final class VehicleReporter: Sendable {
     /// The fleet service and provider.
     public let fleetService: FleetServiceEndpoint
     /// The vehicle reported on.
-    public let context: DriverAuthorizationContext
+    public var context: DriverAuthorizationContext { caller.context }
 
     /// Creates a reporter; throws a `caller` fault naming the field and the rule for an
     /// empty or malformed vehicle, task or provider ID, or a fleet service URL that is not
@@ -70,7 +70,6 @@ public final class VehicleReporter: Sendable {
         let updateURL = try fleetService.vehicleURL(context.vehicleID, query: Self.updateQuery)
         self.updateAddress = UpdateAddress(of: updateURL, vehicleID: context.vehicleID, fleetService: fleetService)
         self.fleetService = fleetService
-        self.context = context
         self.caller = AuthorizedCaller(
             context: context, authorization: authorization, transport: transport, clock: clock)
         // A URL it refuses is refused again at each update, with the caller's message.
@@ -124,6 +123,13 @@ public final class VehicleReporter: Sendable {
             let assembled = fleetService.assembledVehicleURL(encodedID: encodedID, query: VehicleReporter.updateQuery)
             self = assembled == url.absoluteString ? .assembled(encodedID: encodedID) : .kept(url)
         }
+    }
+
+    /// Whether the reporter keeps its update URL whole, the endpoint's parts not putting it
+    /// together: for tests of which endpoints do.
+    package var keepsItsUpdateURL: Bool {
+        if case .kept = updateAddress { return true }
+        return false
     }
 
     /// The URL of the next update.

@@ -177,13 +177,37 @@ struct FleetCallErrorTests {
         let silent = SilentProvider()
         let reporter = try f.reporter("v-42", authorization: silent)
         f.clock.offClockGrace = 0.1  // nothing will come back from off the clock
-        let first = f.clock.startSimulated { try await reporter.report(f.location()) }
+        let ended = LockedState<(any Error)?>(nil)
+        let first = f.clock.startSimulated {
+            do { _ = try await reporter.report(f.location()) } catch { ended.withLock { $0 = error } }
+        }
         await f.clock.settle()
         #expect(silent.calls.withLock { $0 } == 1)
         first.cancel()
-        await #expect(throws: FleetServiceError.self) { try await first.value }
-        // No time passed: cancellation, not the deadline, ended it.
+        // Ended once the clock's work settled, without the clock moving: cancellation, not the
+        // deadline, ended it (a wait the cancellation missed fails here, not at the time limit).
+        let error = try await f.clock.settled { ended.withLock { $0 } }
+        #expect(error is FleetServiceError)
         #expect(f.clock.uptime() == ManualWallClock().uptime())
+    }
+
+    /// The wait for a vehicle's first token runs in a task of its own: cancelling the update
+    /// cancels that wait too, and the update ends at once while FleetAuth's provider still
+    /// fetches.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func aCancelledUpdateWaitingForItsFirstTokenEndsAtOnce() async throws {
+        let f = try ReporterFixture()
+        f.transport.latency = 0.2
+        let reporter = try f.reporter("v-42")
+        let ended = LockedState<(any Error)?>(nil)
+        let first = f.clock.startSimulated {
+            do { _ = try await reporter.report(f.location()) } catch { ended.withLock { $0 = error } }
+        }
+        try await f.clock.settledSleepers(count: 1, within: 1)
+        first.cancel()
+        let error = try await f.clock.settled { ended.withLock { $0 } }
+        #expect((error as? FleetServiceError)?.underlyingError is CancellationError, "\(error)")
+        #expect(f.fleet.calls.isEmpty)
     }
 
     @Test func expiryDoesNotDependOnTheCallersClock() async throws {
