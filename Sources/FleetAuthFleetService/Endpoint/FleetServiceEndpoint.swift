@@ -33,31 +33,6 @@ public struct FleetServiceEndpoint: Sendable {
         try url(.vehicles(of: fleet), vehicleID, query: query)
     }
 
-    /// The text of ``vehicleURL(_:query:)`` for a vehicle whose percent-encoded ID is
-    /// `encodedID`, put together from the endpoint's parts in one string, without
-    /// `URLComponents` or validation: what a reporter makes for each update, as hand-written
-    /// code does. It is the same URL whenever the base URL has no query or fragment and the
-    /// provider ID needs no encoding; a caller compares it with ``vehicleURL(_:query:)``'s
-    /// once before it relies on it.
-    package func assembledVehicleURL(encodedID: String, query: String) -> String {
-        let base = baseURL.absoluteString
-        let collection = FleetServiceRoute.vehicles(of: fleet).collection
-        var text = ""
-        text.reserveCapacity(
-            base.utf8.count + providerID.utf8.count + collection.utf8.count + encodedID.utf8.count
-                + query.utf8.count + 17)
-        text += base.hasSuffix("/") ? base.dropLast() : Substring(base)
-        text += "/v1/providers/"
-        text += providerID
-        text += "/"
-        text += collection
-        text += "/"
-        text += encodedID
-        text += "?"
-        text += query
-        return text
-    }
-
     /// `{base}/v1/providers/{providerID}/trips/{tripID}`, IDs percent-encoded.
     public func tripURL(_ tripID: String) throws(FleetServiceError) -> URL {
         try url(.trips, tripID, query: nil)

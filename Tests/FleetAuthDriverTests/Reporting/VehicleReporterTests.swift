@@ -513,32 +513,6 @@ struct DeliveryReporterTests {
         #expect(service.calls.isEmpty)
     }
 
-    /// A reporter puts its update URL together for each update from the endpoint's parts:
-    /// whatever the form of the base URL and the vehicle's ID, every update goes where the
-    /// endpoint's own URL for the vehicle points, and only an endpoint whose parts cannot put
-    /// that URL together (a base URL with a query or a fragment) has it kept whole.
-    @Test(arguments: [
-        ("https://fleet.example.com", "v-42", false),
-        ("https://fleet.example.com/", "v-42", false),
-        ("https://fleet.example.com/fleet", "v 42", false),
-        ("https://fleet.example.com/fleet/", "caf\u{E9}", false),
-        ("https://fleet.example.com:8443", "v-42", false),
-        ("https://fleet.example.com?region=eu", "v-42", true),
-        ("https://fleet.example.com#top", "v-42", true),
-    ])
-    func everyUpdateGoesToTheEndpointsURLForTheVehicle(base: String, vehicleID: String, kept: Bool) async throws {
-        let f = try ReporterFixture()
-        let endpoint = FleetServiceEndpoint(baseURL: try #require(URL(string: base)), providerID: "demo-project")
-        let reporter = try VehicleReporter(
-            fleetService: endpoint, vehicleID: vehicleID, authorization: f.provider, transport: f.transport,
-            clock: f.clock)
-        #expect(reporter.keepsItsUpdateURL == kept)
-        for step in 0..<2 { _ = try? await reporter.report(f.location(step)) }
-        let expected = try endpoint.vehicleURL(vehicleID, query: "updateMask=lastLocation").absoluteString
-        let sent = f.transport.requests.filter { $0.method == "PUT" }.map(\.url.absoluteString)
-        #expect(sent == [expected, expected])
-    }
-
     @Test func flavorsAreNamedForCommandLines() {
         #expect(FleetFlavor(named: "delivery") == .delivery)
         #expect(FleetFlavor(named: "on-demand") == .onDemand)
