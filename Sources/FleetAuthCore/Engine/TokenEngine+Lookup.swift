@@ -9,9 +9,31 @@ extension TokenEngine {
     @usableFromInline
     nonisolated(nonsending) package func token(for scope: AuthorizationScope) async throws -> AuthToken {
         if let token = cachedUsableToken(for: scope) { return token }
-        let scope = try scope.validated()
-        if let vehicle = vehicleScope(sharedBy: scope) { return try await token(for: scope, sharedWith: vehicle) }
+        // The scope is checked, and whether it shares its vehicle's token decided, in functions
+        // that do not suspend: this frame, which every caller waiting for a fetch holds, keeps
+        // neither their error's room nor the vehicle's scope.
+        let scope = try Self.checked(scope)
+        if sharesItsVehicleToken(scope) { return try await tokenSharedWithVehicle(for: scope) }
         return try await waitForFetch(scope)
+    }
+
+    /// `scope`, validated; throws the ``FleetAuthError`` that names what is wrong with it.
+    @inline(never)
+    private static func checked(_ scope: AuthorizationScope) throws -> AuthorizationScope {
+        try scope.validated()
+    }
+
+    /// Whether the task `scope`'s request would be its vehicle's.
+    @inline(never)
+    private func sharesItsVehicleToken(_ scope: AuthorizationScope) -> Bool {
+        vehicleScope(sharedBy: scope) != nil
+    }
+
+    /// ``token(for:sharedWith:)`` for a task scope that shares its vehicle's token.
+    @inline(never)
+    private func tokenSharedWithVehicle(for scope: AuthorizationScope) async throws -> AuthToken {
+        guard let vehicle = vehicleScope(sharedBy: scope) else { return try await waitForFetch(scope) }
+        return try await token(for: scope, sharedWith: vehicle)
     }
 
     /// A token for the task `scope` whose request would be `vehicle`'s: the vehicle's token

@@ -191,9 +191,8 @@ struct FleetCallErrorTests {
         #expect(f.clock.uptime() == ManualWallClock().uptime())
     }
 
-    /// The wait for a vehicle's first token runs in a task of its own: cancelling the update
-    /// cancels that wait too, and the update ends at once while FleetAuth's provider still
-    /// fetches.
+    /// Cancelling an update that waits for its vehicle's first token from FleetAuth's provider
+    /// ends the update once the clock's work settles, while the provider still fetches.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aCancelledUpdateWaitingForItsFirstTokenEndsAtOnce() async throws {
         let f = try ReporterFixture()
