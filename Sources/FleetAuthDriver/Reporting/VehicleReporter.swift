@@ -57,7 +57,7 @@ public final class VehicleReporter: Sendable {
     /// The fleet service and provider.
     public let fleetService: FleetServiceEndpoint
     /// The vehicle reported on.
-    public var context: DriverAuthorizationContext { caller.context }
+    public let context: DriverAuthorizationContext
 
     /// Creates a reporter; throws a `caller` fault naming the field and the rule for an
     /// empty or malformed vehicle, task or provider ID, or a fleet service URL that is not
@@ -71,6 +71,7 @@ public final class VehicleReporter: Sendable {
         try fleetService.validate(context.scope)
         self.updateURL = try fleetService.vehicleURL(context.vehicleID, query: "updateMask=lastLocation")
         self.fleetService = fleetService
+        self.context = context
         self.caller = AuthorizedCaller(
             context: context, authorization: authorization, transport: transport, clock: clock)
         // A URL it refuses is refused again at each update, with the caller's message.

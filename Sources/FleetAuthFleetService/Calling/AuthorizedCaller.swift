@@ -197,8 +197,8 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     }
 
     // The errors are made and thrown in functions of their own, not inlined: an async
-    // function's frame holds what its inlined code may keep across a suspension (the message
-    // and the values it is made from), for every call in flight.
+    // function's frame holds what its inlined code may keep across a suspension (a thrown
+    // `FleetServiceError` is 104 bytes), for every call in flight.
 
     /// Throws the error of a call the fleet service's 401/403 ended.
     @inline(never)

@@ -27,53 +27,30 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     }
 
     /// Whose fault it was.
-    public var fault: Fault { storage.fault }
+    public let fault: Fault
     /// What went wrong and what to do, in words.
-    public var message: String { storage.message }
+    public let message: String
     /// The vehicle or trip the call was for.
-    public var scope: AuthorizationScope? { storage.scope }
+    public let scope: AuthorizationScope?
     /// The HTTP status, if the fleet service answered.
-    public var status: Int? { storage.status }
+    public let status: Int?
     /// The fingerprint of the token that was sent or refused, if any.
-    public var tokenFingerprint: String? { storage.tokenFingerprint }
+    public let tokenFingerprint: String?
     /// The error that caused this one: a ``/FleetAuthCore/FleetAuthError`` for token faults, the
     /// transport's error for network faults.
-    public var underlyingError: (any Error)? { storage.underlyingError }
-
-    /// The error's fields, in one object: the error itself is one reference wide. Every async
-    /// caller of a call that throws it typed (a simulator's every vehicle task, through
-    /// `VehicleReporter.report(_:)`) keeps room for it in its frame, for as long as the task
-    /// lives: 8 bytes, against 104 for the fields themselves.
-    private final class Storage: Sendable {
-        let fault: Fault
-        let message: String
-        let scope: AuthorizationScope?
-        let status: Int?
-        let tokenFingerprint: String?
-        let underlyingError: (any Error)?
-
-        init(
-            fault: Fault, message: String, scope: AuthorizationScope?, status: Int?, tokenFingerprint: String?,
-            underlyingError: (any Error)?
-        ) {
-            self.fault = fault
-            self.message = message
-            self.scope = scope
-            self.status = status
-            self.tokenFingerprint = tokenFingerprint
-            self.underlyingError = underlyingError
-        }
-    }
-    private let storage: Storage
+    public let underlyingError: (any Error)?
 
     /// Creates an error; control characters in `message` are escaped, so that it stays one line.
     public init(
         fault: Fault, message: String, scope: AuthorizationScope? = nil, status: Int? = nil,
         tokenFingerprint: String? = nil, underlyingError: (any Error)? = nil
     ) {
-        storage = Storage(
-            fault: fault, message: message.escapingControlCharacters, scope: scope, status: status,
-            tokenFingerprint: tokenFingerprint, underlyingError: underlyingError)
+        self.fault = fault
+        self.message = message.escapingControlCharacters
+        self.scope = scope
+        self.status = status
+        self.tokenFingerprint = tokenFingerprint
+        self.underlyingError = underlyingError
     }
 
     /// Throws what a call's package-internal steps threw as the public calls throw it: the
@@ -82,8 +59,10 @@ public struct FleetServiceError: Error, CustomStringConvertible {
     ///
     /// Those steps (``AuthorizedCaller``'s token, delivery and rule, the reporter's request)
     /// throw untyped, and make their errors in functions that throw them: an async function
-    /// keeps a slot in its frame for each error of this type that a call it makes may throw or
-    /// that it makes itself, and every call in flight holds those frames.
+    /// keeps a slot in its frame for each 104-byte error of this type that a call it makes may
+    /// throw or that it makes itself, and every call in flight holds those frames. (Its fields
+    /// in one object would make the slot 8 bytes, but turn its public `let`s into computed
+    /// properties: a changed line of the public API, for a major version.)
     @inline(never)
     package static func rethrow(_ error: any Error, scope: AuthorizationScope) throws(FleetServiceError) -> Never {
         if let error = error as? FleetServiceError { throw error }
@@ -98,18 +77,5 @@ public struct FleetServiceError: Error, CustomStringConvertible {
         if let tokenFingerprint { details.append(tokenFingerprint) }
         let suffix = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
         return "FleetServiceError.\(fault)\(suffix): \(message)"
-    }
-}
-
-extension FleetServiceError: CustomReflectable {
-    /// The error's fields, as `dump` and debuggers showed them before they moved into one
-    /// object.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "fault": fault, "message": message, "scope": scope as Any, "status": status as Any,
-                "tokenFingerprint": tokenFingerprint as Any, "underlyingError": underlyingError as Any,
-            ], displayStyle: .struct)
     }
 }

@@ -25,20 +25,6 @@ struct FleetServiceErrorRethrowTests {
         #expect((caught?.underlyingError as? URLError)?.code == .badServerResponse)
     }
 
-    /// `dump` and debuggers show the error's fields by name, as they did when the struct held
-    /// them itself.
-    @Test func aDumpShowsTheFieldsByName() {
-        let error = FleetServiceError(
-            fault: .token, message: "No token could be fetched.", scope: scope, status: 401,
-            tokenFingerprint: "tok_1a2b3c4d")
-        let labels = Mirror(reflecting: error).children.compactMap(\.label)
-        #expect(labels == ["fault", "message", "scope", "status", "tokenFingerprint", "underlyingError"])
-        var dumped = ""
-        dump(error, to: &dumped)
-        #expect(dumped.contains("No token could be fetched.") && dumped.contains("tok_1a2b3c4d"))
-        #expect(!dumped.contains("storage"))
-    }
-
     @Test func anotherErrorArrivesAsANetworkFaultNamingIt() {
         let caught = #expect(throws: FleetServiceError.self) {
             try FleetServiceError.rethrow(URLError(.timedOut), scope: scope)
