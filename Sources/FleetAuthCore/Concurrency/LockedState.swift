@@ -3,8 +3,9 @@ import Foundation
 /// A value guarded by a lock, shared by FleetAuth's own modules.
 ///
 /// The lock is a `pthread_mutex_t` of its own, not an `NSLock`: a simulator's every vehicle
-/// holds two of these, and an `NSLock` is one more object per lock (about 60 bytes a lock;
-/// the mutex is allocated on its own either way, as a mutex must not move).
+/// holds two of these, and an `NSLock` is one more object per lock (48 bytes of heap on Linux;
+/// the mutex is allocated on its own either way, as a mutex must not move), and 19 more
+/// instructions a lookup.
 package final class LockedState<State>: @unchecked Sendable, CustomReflectable {
     // Safe because `state` is only ever read or written inside `withLock`, which holds `mutex`
     // for the whole access, so no two threads touch it at once. The initializer requires
@@ -13,8 +14,8 @@ package final class LockedState<State>: @unchecked Sendable, CustomReflectable {
     // destroyed when no one can hold it any more (deinit).
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Unchecked at run time: the lock is what makes each access exclusive. The runtime's own
-    /// check cost 126 more instructions a lookup under callgrind (857 against 731: the
-    /// lookup's 1.52 times the correct floor would be 1.78).
+    /// check cost 126 more instructions a lookup under callgrind (857 against 731 with an
+    /// `NSLock`: the lookup's 1.52 times the correct floor would be 1.78).
     @exclusivity(unchecked) private var state: State
 
     package init(_ initialState: State) where State: Sendable {
