@@ -76,6 +76,18 @@ extension WallClock {
         }
         return Task(operation: operation)
     }
+
+    /// Starts `operation`, which returns a value or throws, in a new task, where
+    /// ``startTask(_:)`` starts one.
+    package func startThrowingTask<Success: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Success
+    ) -> Task<Success, any Error> {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *), let simulated = self as? any SimulatedClock
+        {
+            return Task(executorPreference: simulated.taskExecutor, operation: operation)
+        }
+        return Task(operation: operation)
+    }
 }
 
 /// The device's real clock: the default of every provider, reporter and monitor. Its uptime
