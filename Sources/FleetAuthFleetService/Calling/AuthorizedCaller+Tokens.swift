@@ -34,16 +34,21 @@ extension AuthorizedCaller {
     /// simulated vehicle's task makes: made in the vehicle's own task, it kept a kilobyte a
     /// vehicle for the fleet's life that its updates never use again. The task costs as much
     /// while the wait lasts, so a fleet whose vehicles all wait at once holds a little more at
-    /// that moment (the Performance article of FleetAuthCore has the figures).
+    /// that moment (the Performance article of FleetAuthCore has the figures). The wait's task
+    /// inherits the caller's priority and task-local values, not a task executor preference:
+    /// on a simulated clock it prefers the clock's executor, elsewhere the global one.
     nonisolated(nonsending) package func tokenForCall() async throws -> AuthToken {
         if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return cached }
         return try await usableTokenFromTaskOfItsOwn()
     }
 
     /// ``usableToken()``, made in a task started on the caller's clock, whose frames go when it
-    /// ends; cancelling the caller cancels it.
+    /// ends; cancelling the caller cancels it. The first token's wait, and the fresh token's
+    /// after a rejection. A caller cancelled already waits in its own task, as the engine then
+    /// starts no fetch for it.
     @inline(never)
-    private func usableTokenFromTaskOfItsOwn() async throws -> AuthToken {
+    func usableTokenFromTaskOfItsOwn() async throws -> AuthToken {
+        if Task.isCancelled { return try await usableToken() }
         let caller = self
         let wait = clock.startThrowingTask { try await caller.usableToken() }
         return try await withTaskCancellationHandler {

@@ -134,9 +134,10 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     /// The rule's first request is written out here, as in ``exchange(_:)``,
     /// and everything after an answer other than a 2xx in a function of its own: every call
     /// in flight holds this frame, and with the exchange inlined it was three times larger
-    /// (1,680 bytes against 512). It, `tokenForCall()` and `send(_:with:)` run on their
-    /// caller's executor (`nonisolated(nonsending)`): a hop between executors at each step
-    /// costs a task switch, and a simulator makes millions of calls.
+    /// (1,680 bytes against 512). It, `tokenForCall()` (with a cached token) and
+    /// `send(_:with:)` run on their caller's executor (`nonisolated(nonsending)`): a hop
+    /// between executors at each step costs a task switch, and a simulator makes millions of
+    /// calls.
     nonisolated(nonsending) func untypedDelivery(of request: TransportRequest) async throws -> Delivery {
         try checkTransport(request.url)
         let token = try await tokenForCall()
@@ -315,7 +316,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
         if status(response) == 403, let age = mintedAge(of: token), age < Self.freshTokenAge {
             return Exchange(response: response, token: token, attempts: 1, refusal: .freshToken(age: age, rejection))
         }
-        let fresh = try await usableToken()
+        let fresh = try await usableTokenFromTaskOfItsOwn()
         let second = try await attempt(fresh)
         guard Self.refuses(status(second)) else { return Exchange(response: second, token: fresh, attempts: 2) }
         let again = TokenRejection(status: status(second), body: body(second), token: fresh.value)

@@ -205,7 +205,7 @@ struct FleetCallErrorTests {
         try await f.clock.settledSleepers(count: 1, within: 1)
         first.cancel()
         let error = try await f.clock.settled { ended.withLock { $0 } }
-        #expect((error as? FleetServiceError)?.underlyingError is CancellationError, "\(error)")
+        #expect((error as? FleetServiceError)?.underlyingError is CancellationError, "\(String(describing: error))")
         #expect(f.fleet.calls.isEmpty)
     }
 
