@@ -117,7 +117,9 @@ public struct AuthToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     package var storageObject: AnyObject { storage }
 
     /// Whether `other` is this token or a copy of it, not only an equal one: the same fetch's
-    /// token. Compares one reference; `==` compares values when the two differ.
+    /// token. Compares one reference; `==` compares values when the two differ. (No caller in
+    /// the package since the reporter stopped keeping its headers; a member of 2.0.0, which
+    /// the API check holds.)
     package func isIdentical(to other: AuthToken) -> Bool { storage === other.storage }
 
     /// How far the backend's clock (its `Date` header, or an `iat` in the device's future) ran

@@ -32,8 +32,8 @@ struct AuthTokenTests {
 
     #if canImport(Glibc)
         /// Each vehicle of a simulator holds a token: its storage stays in the allocator's
-        /// 176-byte block, with an uptime expiry too (the largest form), its `Bearer` header
-        /// made once beside its value.
+        /// 176-byte block, with an uptime expiry too (the largest form); its `Bearer` header is
+        /// made for each call, not kept beside its value.
         @Test func aTokensStorageFitsA176ByteBlock() throws {
             let fetched = AuthToken(
                 value: secret, scope: .vehicle("v-1"), receivedAt: Date(), expiresAt: Date(),
@@ -47,7 +47,7 @@ struct AuthTokenTests {
     #endif
 
     /// A token and its copies are one token; another made with the same fields is equal, not
-    /// identical (a reporter sends headers it kept only with the very token they carry).
+    /// identical.
     @Test func aCopyIsIdenticalAndAnEqualTokenIsNot() {
         let first = token
         let copy = first
