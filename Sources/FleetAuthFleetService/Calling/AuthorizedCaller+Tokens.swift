@@ -38,8 +38,22 @@ extension AuthorizedCaller {
     /// inherits the caller's priority and task-local values, not a task executor preference:
     /// on a simulated clock it prefers the clock's executor, elsewhere the global one.
     nonisolated(nonsending) package func tokenForCall() async throws -> AuthToken {
-        if let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) { return cached }
+        if let cached = cachedUsableToken() { return cached }
         return try await usableTokenFromTaskOfItsOwn()
+    }
+
+    /// The token for a call made in a task that ends with the call (each update of
+    /// `VehicleReporter` runs in one): the cached one if usable, else ``usableToken()``
+    /// waited for in this task, whose frames go when the call ends.
+    nonisolated(nonsending) package func tokenForCallInThisTask() async throws -> AuthToken {
+        if let cached = cachedUsableToken() { return cached }
+        return try await usableToken()
+    }
+
+    /// The provider's cached token for the context, if the caller can use it: one lookup.
+    private func cachedUsableToken() -> AuthToken? {
+        guard let cached = authorization.cachedUsableToken(for: context), !isExpired(cached) else { return nil }
+        return cached
     }
 
     /// ``usableToken()``, made in a task started on the caller's clock, whose frames go when it

@@ -57,7 +57,7 @@ public struct AuthorizedCaller<Context: AuthorizationContext>: Sendable {
     public let context: Context
     let authorization: any TokenAuthorization<Context>
     let transport: any HTTPTransport
-    let clock: any WallClock
+    package let clock: any WallClock
     /// What the fleet service said when it last refused a token of this caller's: the cause
     /// named when the backend hands the same token back.
     let lastRejection = LockedState<TokenRejection?>(nil)
