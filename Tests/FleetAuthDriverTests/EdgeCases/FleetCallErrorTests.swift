@@ -194,10 +194,10 @@ struct FleetCallErrorTests {
     /// Cancelling an update that waits for its vehicle's first token from FleetAuth's provider
     /// ends the update once the clock's work settles, while the provider still fetches.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test func aCancelledUpdateWaitingForItsFirstTokenEndsAtOnce() async throws {
+    @Test(arguments: [false, true]) func aCancelledUpdateWaitingForItsFirstTokenEndsAtOnce(relayed: Bool) async throws {
         let f = try ReporterFixture()
         f.transport.latency = 0.2
-        let reporter = try f.reporter("v-42")
+        let reporter = try f.reporter("v-42", relayed: relayed)
         let ended = LockedState<(any Error)?>(nil)
         let first = f.clock.startSimulated {
             do { _ = try await reporter.report(f.location()) } catch { ended.withLock { $0 = error } }

@@ -29,13 +29,16 @@ struct ReporterFixture {
         origin = clock.uptime()
     }
 
-    func reporter(_ vehicleID: String, authorization: (any DriverAuthorization)? = nil) throws(FleetServiceError)
-        -> VehicleReporter
-    {
+    /// A reporter on the fixture's transport, or on a ``RelayTransport`` over it (`relayed`):
+    /// through that, each update runs in a task of its own, as over a network.
+    func reporter(
+        _ vehicleID: String, authorization: (any DriverAuthorization)? = nil, relayed: Bool = false
+    ) throws(FleetServiceError) -> VehicleReporter {
         try VehicleReporter(
             fleetService: FleetServiceEndpoint(
                 baseURL: URL(string: "https://fleet.example.com")!, providerID: "demo-project"),
-            vehicleID: vehicleID, authorization: authorization ?? provider, transport: transport, clock: clock)
+            vehicleID: vehicleID, authorization: authorization ?? provider,
+            transport: relayed ? RelayTransport(next: transport) : transport, clock: clock)
     }
 
     func location(_ step: Int = 0) -> VehicleLocation {
@@ -45,11 +48,21 @@ struct ReporterFixture {
     }
 }
 
+/// Hands each request to an in-memory transport, as an app's own transport hands it to its
+/// HTTP stack: a transport FleetAuth does not know to answer in process.
+struct RelayTransport: HTTPTransport {
+    let next: InMemoryTransport
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await next.send(request)
+    }
+}
+
 @Suite("Vehicle reporter", .timeLimit(.minutes(10)))
 struct VehicleReporterTests {
-    @Test func updateCarriesAValidTokenForItsOwnVehicle() async throws {
+    @Test(arguments: [false, true]) func updateCarriesAValidTokenForItsOwnVehicle(relayed: Bool) async throws {
         let f = try ReporterFixture()
-        let receipt = try await f.reporter("v-42").report(f.location())
+        let receipt = try await f.reporter("v-42", relayed: relayed).report(f.location())
         #expect(receipt.status == 200 && receipt.attempts == 1)
         let call = try #require(f.fleet.calls.first)
         #expect(call.accepted && call.method == "PUT" && call.scope == .vehicle("v-42"))
@@ -82,9 +95,9 @@ struct VehicleReporterTests {
         #expect(byVehicle["v-1"]!.first!.tokenFingerprint != byVehicle["v-2"]!.first!.tokenFingerprint)
     }
 
-    @Test func rejectedTokenIsInvalidatedAndTheUpdateRetriedOnce() async throws {
+    @Test(arguments: [false, true]) func rejectedTokenIsInvalidatedAndTheUpdateRetriedOnce(relayed: Bool) async throws {
         let f = try ReporterFixture()
-        let reporter = try f.reporter("v-42")
+        let reporter = try f.reporter("v-42", relayed: relayed)
         _ = try await reporter.report(f.location())
         f.fleet.rejectNext([401])
         let receipt = try await reporter.report(f.location(1))
@@ -271,9 +284,9 @@ struct VehicleReporterTests {
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test func updatesOfOneVehicleAreNeverInFlightTogether() async throws {
+    @Test(arguments: [false, true]) func updatesOfOneVehicleAreNeverInFlightTogether(relayed: Bool) async throws {
         let f = try ReporterFixture()
-        let reporter = try f.reporter("v-42")
+        let reporter = try f.reporter("v-42", relayed: relayed)
         _ = try await reporter.report(f.location())  // warm the token: 2 requests
         f.transport.latency = 1
         let reports = (1...3).map { step in f.clock.startSimulated { try await reporter.report(f.location(step)) } }
@@ -288,9 +301,9 @@ struct VehicleReporterTests {
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test func anUpdateCancelledBeforeItsTurnSendsNothingAndSaysSo() async throws {
+    @Test(arguments: [false, true]) func anUpdateCancelledBeforeItsTurnSendsNothingAndSaysSo(relayed: Bool) async throws {
         let f = try ReporterFixture()
-        let reporter = try f.reporter("v-42")
+        let reporter = try f.reporter("v-42", relayed: relayed)
         _ = try await reporter.report(f.location())  // warm the token: 2 requests
         f.transport.latency = 1
         let first = f.clock.startSimulated { try await reporter.report(f.location(1)) }
@@ -313,12 +326,12 @@ struct VehicleReporterTests {
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test func updatesWaitingForTheFirstTokenAreSentInTheOrderReported() async throws {
+    @Test(arguments: [false, true]) func updatesWaitingForTheFirstTokenAreSentInTheOrderReported(relayed: Bool) async throws {
         // Each update waits for the vehicle's first token after taking its turn, so the
         // three waiters, answered together, still go out in the order they were reported.
         let f = try ReporterFixture()
         f.transport.latency = 1
-        let reporter = try f.reporter("v-42")
+        let reporter = try f.reporter("v-42", relayed: relayed)
         var reports: [Task<VehicleReporter.Receipt, any Error>] = []
         for step in 1...3 {
             reports.append(f.clock.startSimulated { try await reporter.report(f.location(step)) })
