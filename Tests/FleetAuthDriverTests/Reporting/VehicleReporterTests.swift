@@ -301,7 +301,8 @@ struct VehicleReporterTests {
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test(arguments: [false, true]) func anUpdateCancelledBeforeItsTurnSendsNothingAndSaysSo(relayed: Bool) async throws {
+    @Test(arguments: [false, true]) func anUpdateCancelledBeforeItsTurnSendsNothingAndSaysSo(relayed: Bool) async throws
+    {
         let f = try ReporterFixture()
         let reporter = try f.reporter("v-42", relayed: relayed)
         _ = try await reporter.report(f.location())  // warm the token: 2 requests
@@ -326,7 +327,9 @@ struct VehicleReporterTests {
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test(arguments: [false, true]) func updatesWaitingForTheFirstTokenAreSentInTheOrderReported(relayed: Bool) async throws {
+    @Test(arguments: [false, true]) func updatesWaitingForTheFirstTokenAreSentInTheOrderReported(relayed: Bool)
+        async throws
+    {
         // Each update waits for the vehicle's first token after taking its turn, so the
         // three waiters, answered together, still go out in the order they were reported.
         let f = try ReporterFixture()
