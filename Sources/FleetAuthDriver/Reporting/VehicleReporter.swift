@@ -81,29 +81,6 @@ public final class VehicleReporter: Sendable {
         self.updateAddress = updatesInTasksOfTheirOwn ? UpdateAddress(textOf: updateURL) : .url(updateURL)
     }
 
-    /// Where a reporter's updates go. Through the in-memory doubles, the URL is kept: read
-    /// again from its text, it would cost a tenth of such an update. Over a network, where an
-    /// update costs a hundred times more than that, only the text is kept: the URL takes about
-    /// 460 bytes a vehicle, its text about 130.
-    private enum UpdateAddress {
-        case url(URL)
-        case text(String)
-
-        /// The text of `url`, in a string of its own size, when reading it again gives `url`.
-        init(textOf url: URL) {
-            let text = String(decoding: Array(url.absoluteString.utf8), as: UTF8.self)
-            self = URL(string: text) == url ? .text(text) : .url(url)
-        }
-
-        /// The URL, read again from its text if only that is kept.
-        var url: URL? {
-            switch self {
-            case .url(let url): url
-            case .text(let text): URL(string: text)
-            }
-        }
-    }
-
     /// Throws the error of a location that is not plausible.
     @inline(never)
     private func implausible(_ problem: String) throws -> Never {
@@ -131,12 +108,15 @@ public final class VehicleReporter: Sendable {
             body: location.updateBody(), timeout: fleetService.timeout)
     }
 
-    /// Throws the error of an update URL whose text no longer reads as the URL it was made
-    /// from (the reporter checks at its creation that it does).
+    /// Throws the error of an update URL whose text did not read as the URL again. It cannot
+    /// happen (the reporter keeps only a text that read so when it was made, and reading is
+    /// deterministic); were it to, the update fails with this error, not a crash.
     @inline(never)
     private func unreadableUpdateURL() throws -> Never {
         throw FleetServiceError(
-            fault: .caller, message: "The update URL could not be read again from its text; nothing was sent.",
+            fault: .caller,
+            message:
+                "The reporter could not read its update URL again from its text, as it did when it was made; nothing was sent. This is FleetAuth's fault: please report it.",
             scope: context.scope)
     }
 
@@ -163,7 +143,9 @@ public final class VehicleReporter: Sendable {
     /// its call) runs in a task of its own, which this waits for and cancels with its caller:
     /// a long-lived caller, such as a simulated vehicle's task, then keeps none of the
     /// call's frames between updates. That task inherits the caller's priority and
-    /// task-local values, not a task executor preference.
+    /// task-local values; on a simulated clock it prefers the clock's executor (macOS 15,
+    /// iOS 18 and later; before them it runs where `Task {}` runs), else it takes no task
+    /// executor preference.
     public func report(_ location: VehicleLocation) async throws(FleetServiceError) -> Receipt {
         // The steps throw untyped, which keeps the frames of every update in flight small;
         // the error reaches the app as they threw it (`FleetServiceError.rethrow`).
@@ -187,6 +169,8 @@ public final class VehicleReporter: Sendable {
     /// they kept a kilobyte a vehicle that the vehicle's waits between updates never use.
     @inline(never)
     private func updateInTaskOfItsOwn(_ location: VehicleLocation) async throws -> Receipt {
+        // As `AuthorizedCaller` waits for a token in a task of its own; not through a generic
+        // function the two would share, whose frame took every vehicle's task a slab more.
         let reporter = self
         let update = caller.clock.startThrowingTask {
             try await reporter.update(location, with: reporter.caller.tokenForCallInThisTask())

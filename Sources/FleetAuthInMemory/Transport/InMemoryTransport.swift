@@ -13,7 +13,7 @@ public import Foundation
 /// let transport = InMemoryTransport(clock: clock)
 /// transport.mount(backend, at: "/token")
 /// ```
-public final class InMemoryTransport: InProcessTransport {
+public final class InMemoryTransport: HTTPTransport, InProcessTransport {
     /// Answers a request.
     package typealias Handler = @Sendable (TransportRequest) async throws -> TransportResponse
     /// Answers a request, given with its URL's path (read once a request: reading it parses

@@ -172,10 +172,11 @@ struct FleetCallErrorTests {
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    @Test func aCancelledUpdateWaitingOnASilentProviderEndsAtOnce() async throws {
+    @Test(arguments: [false, true]) func aCancelledUpdateWaitingOnASilentProviderEndsAtOnce(relayed: Bool) async throws
+    {
         let f = try ReporterFixture()
         let silent = SilentProvider()
-        let reporter = try f.reporter("v-42", authorization: silent)
+        let reporter = try f.reporter("v-42", authorization: silent, relayed: relayed)
         f.clock.offClockGrace = 0.1  // nothing will come back from off the clock
         let ended = LockedState<(any Error)?>(nil)
         let first = f.clock.startSimulated {

@@ -207,7 +207,7 @@ struct VehicleReporterTests {
         }
     }
 
-    @Test func aTokenKnownToBeExpiredIsNeverSent() async throws {
+    @Test(arguments: [false, true]) func aTokenKnownToBeExpiredIsNeverSent(relayed: Bool) async throws {
         let f = try ReporterFixture()
         let expired = InMemoryTokenBackend.jwt(payload: [
             "aud": "https://fleet.example.com/", "iat": f.clock.now().timeIntervalSince1970 - 4000,
@@ -215,7 +215,7 @@ struct VehicleReporterTests {
         ])
         let provider = ExpiredTokenProvider(token: expired)
         do {
-            _ = try await f.reporter("v-42", authorization: provider).report(f.location())
+            _ = try await f.reporter("v-42", authorization: provider, relayed: relayed).report(f.location())
             Issue.record("expected a token fault")
         } catch {
             #expect(error.fault == .token)
@@ -226,9 +226,9 @@ struct VehicleReporterTests {
         #expect(provider.invalidations.withLock { $0 } == 1)
     }
 
-    @Test func faultsNameTheNetworkAndTheService() async throws {
+    @Test(arguments: [false, true]) func faultsNameTheNetworkAndTheService(relayed: Bool) async throws {
         let f = try ReporterFixture()
-        let reporter = try f.reporter("v-42")
+        let reporter = try f.reporter("v-42", relayed: relayed)
         _ = try await reporter.report(f.location())  // token cached
         f.transport.inject([.connectionFailure])
         await #expect(throws: FleetServiceError.self) { _ = try await reporter.report(f.location()) }
