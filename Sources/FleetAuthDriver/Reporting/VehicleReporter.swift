@@ -97,9 +97,9 @@ public final class VehicleReporter: Sendable {
             scope: context.scope, underlyingError: CancellationError())
     }
 
-    /// The request that sends `location` with `token`, authorized. Not inlined: every update
-    /// in flight holds the frame of `report(_:)`, which would hold the temporaries of the
-    /// building.
+    /// The request that sends `location` with `token`, authorized; `nil` if the update URL no
+    /// longer reads from its text (see `unreadableUpdateURL()`). Not inlined: every update in
+    /// flight holds the frame of `report(_:)`, which would hold the temporaries of the building.
     @inline(never)
     private func updateRequest(for location: VehicleLocation, with token: AuthToken) -> TransportRequest? {
         guard let url = updateAddress.url else { return nil }
