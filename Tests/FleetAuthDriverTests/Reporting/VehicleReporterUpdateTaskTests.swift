@@ -32,6 +32,37 @@ struct VehicleReporterUpdateTaskTests {
         }
     }
 
+    /// A value the caller binds, to see whether it reaches the call.
+    @TaskLocal private static var trace: String?
+
+    /// The documented promise of `report(_:)`: the update's task, when it has one, inherits
+    /// the caller's task-local values and priority. The base priority, not the current one: a
+    /// caller waiting for a task raises that task's current priority to its own anyway.
+    @Test(arguments: [false, true])
+    func theCallSeesTheCallersTaskLocalsAndPriority(relayed: Bool) async throws {
+        let f = try ReporterFixture()
+        let reporter = try f.reporter("v-42", relayed: relayed)
+        let seen = LockedState<[(trace: String?, priority: TaskPriority?)]>([])
+        f.transport.route("/v1/providers/demo-project/vehicles/{vehicleId}", method: "PUT") { _ in
+            seen.withLock { $0.append((Self.trace, Task.basePriority)) }
+            return TransportResponse(status: 200, headers: [:], body: Data("{}".utf8))
+        }
+        let caller = Task(priority: .high) {
+            try await Self.$trace.withValue("vehicle v-42") {
+                for step in 0..<2 { _ = try await reporter.report(f.location(step)) }  // token fetched, then cached
+                return Task.basePriority
+            }
+        }
+        let callerPriority = try await caller.value
+        #expect(callerPriority == .high)
+        let calls = seen.withLock { $0 }
+        #expect(calls.count == 2)
+        for (step, call) in calls.enumerated() {
+            #expect(call.trace == "vehicle v-42", "update \(step)")
+            #expect(call.priority == callerPriority, "update \(step)")
+        }
+    }
+
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func cancellingAnUpdateInFlightCancelsItsCall() async throws {
         let f = try ReporterFixture()
