@@ -229,15 +229,15 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// The data task that will carry `request`, not yet made: through the guard of the session
     /// `request` goes through, with the body cap and delivery that apply to it. Throws
-    /// `CancellationError` when the calling task is cancelled, and the refusal of an app's
-    /// session that cannot carry it.
+    /// `CancellationError` when the calling task is cancelled, the refusal of an app's
+    /// session that cannot carry it, and that of a header that cannot be sent.
     @inline(never)
     private func dataTask(for request: TransportRequest) throws -> DataTaskBox {
         try Task.checkCancellation()
         if let refusal { throw refusal.adding(scope: nil, url: request.url) }
         let guarded = request.asksForToken ? tokenRequests : requests
         return DataTaskBox(
-            request: request, urlRequest: Self.urlRequest(for: request), session: guarded.session,
+            request: request, urlRequest: try Self.urlRequest(for: request), session: guarded.session,
             requestGuard: guarded.requestGuard, cap: configuration.maximumResponseBytes,
             delivery: Self.bodyDelivery(of: request))
     }
@@ -333,16 +333,15 @@ public final class URLSessionTransport: HTTPTransport {
         URL(string: FleetAuthError.redacted(url)).map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]
     }
 
-    private static func urlRequest(for request: TransportRequest) -> URLRequest {
+    /// The `URLRequest` that carries `request`, its headers set at once
+    /// (``headerFields(of:)``, which throws for a header that cannot be sent).
+    private static func urlRequest(for request: TransportRequest) throws(FleetAuthError) -> URLRequest {
         var urlRequest = URLRequest(
             url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
-        // An encoded body is counted as it is decoded all the same; asking for none keeps an
-        // honest backend from sending a small body that inflates.
-        urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.allHTTPHeaderFields = try headerFields(of: request)
         return urlRequest
     }
 }

@@ -40,7 +40,9 @@ public struct TokenEndpoint: Sendable {
     ///
     /// Give the credential here, per request: `Authorization` is among the headers Apple's
     /// URLSession reserves, which it may ignore in a session configuration's
-    /// `httpAdditionalHeaders` but sends when a request sets it.
+    /// `httpAdditionalHeaders` but sends when a request sets it. A header named here replaces
+    /// FleetAuth's of the same name, whatever the case of either (`Accept`, and `Content-Type`
+    /// with `POST`).
     public var headers: @Sendable (AuthorizationScope) async throws -> [String: String]
     /// Seconds one request may take, the `headers` closure included. Default 15.
     public var timeout: TimeInterval
@@ -153,7 +155,12 @@ public struct TokenEndpoint: Sendable {
                     "The header provider threw, so no credential could be sent; make sure the user is signed in to the app.",
                 scope: scope, url: request.url, underlyingError: error)
         }
-        for (name, value) in extra { request.headers[name] = value }
+        // The app's header replaces FleetAuth's of the same name, whatever the case of either.
+        let own = request.headers.keys
+        for (name, value) in extra {
+            for ownName in own where ownName.lowercased() == name.lowercased() { request.headers[ownName] = nil }
+            request.headers[name] = value
+        }
         return request
     }
 

@@ -207,9 +207,17 @@ extension AuthorizedCaller {
         headers["Authorization"] = token.authorizationHeader
     }
 
-    /// Throws the error of a fleet call that got no answer.
+    /// Throws the error of a fleet call that got no answer: a `caller` fault when the transport
+    /// refused to send the request as it was given (`invalidConfiguration`: a header that
+    /// cannot be sent, an app session that cannot carry it), which no retry changes; else a
+    /// `network` fault.
     @inline(never)
     private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
+        if let refusal = error as? FleetAuthError, refusal.reason == .invalidConfiguration {
+            throw FleetServiceError(
+                fault: .caller, message: "\(Self.call(request)) was not sent: \(refusal.message)", scope: scope,
+                tokenFingerprint: token.fingerprint, underlyingError: error)
+        }
         throw FleetServiceError(
             fault: .network,
             message:

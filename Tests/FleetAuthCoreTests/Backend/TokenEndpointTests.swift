@@ -56,6 +56,20 @@ struct TokenEndpointTests {
         #expect(!request.description.contains("app-v-1"))
     }
 
+    /// An app's header replaces FleetAuth's of the same name whatever the case of either: the
+    /// request carries one `Accept`, the app's, not two a transport would have to choose from.
+    @Test(arguments: ["Accept", "accept", "ACCEPT"])
+    func anAppsHeaderReplacesFleetAuthsOfTheSameName(name: String) async throws {
+        let endpoint = TokenEndpoint(
+            url: "https://api.example.com/token", method: "POST",
+            headers: { _ in [name: "application/jwt", "content-type": "application/json; charset=utf-8"] })
+        let request = try await endpoint.request(for: .vehicle("v-1"))
+        #expect(request.headers.keys.filter { $0.lowercased() == "accept" } == [name])
+        #expect(request.headers[name] == "application/jwt")
+        #expect(request.headers.keys.filter { $0.lowercased() == "content-type" } == ["content-type"])
+        #expect(request.headers["content-type"] == "application/json; charset=utf-8")
+    }
+
     @Test(arguments: [
         ("http://api.example.com/token", false, FleetAuthError.Reason.insecureEndpoint),
         ("http://10.0.0.5/token", false, .insecureEndpoint),
