@@ -163,6 +163,17 @@ struct EndpointCheckerTests {
         #expect(run.line("request")?.contains("no answer (connection refused") == true, "\(run.output)")
     }
 
+    /// A `--header` the transport will not send is named as the header to mend, not as a
+    /// server that did not answer, and its value is not printed.
+    @Test func aHeaderThatCannotBeSentIsNamedAsTheHeaderToMend() async {
+        let run = await check("/token/driver/{vehicleId}", ["--header", "X-Note: secret-value\rX-Injected: 1"])
+        #expect(run.status == 1)
+        let line = run.line("request") ?? ""
+        #expect(line.contains("'X-Note'") && line.contains("nothing was sent"), "\(run.output)")
+        #expect(run.output.contains("mend the header given with --header"), "\(run.output)")
+        #expect(!run.output.contains("server is up") && !run.output.contains("secret-value"), "\(run.output)")
+    }
+
     @Test func aStatusTheSDKRetriesIsReportedAsWhatHappened() async {
         // 503 once, then a token: the SDK retries and succeeds, so the checker passes with a warning.
         // A long --timeout: under load the first answer may take seconds, and the retry must fit.

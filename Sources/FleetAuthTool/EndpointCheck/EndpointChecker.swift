@@ -206,6 +206,12 @@ package struct EndpointChecker: Sendable {
                 "request", .failure, error.message,
                 fix: "the SDK refuses this connection too, at once and without retrying: mend it as the line above says"
             )
+        case .invalidConfiguration:
+            return Finding(
+                "request", .failure, error.message,
+                fix:
+                    "the SDK refuses to send this request too: mend the header given with --header (in the app, the TokenEndpoint's headers closure) as the line above says"
+            )
         default:
             return Finding(
                 "request", .failure,
