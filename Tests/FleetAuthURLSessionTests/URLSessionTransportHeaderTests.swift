@@ -80,7 +80,7 @@ struct URLSessionTransportHeaderTests {
         }
         #expect(error?.fault == .caller)
         let message = error?.message ?? ""
-        #expect(message.contains("was not sent") && message.contains("'X-Note'"), "\(message)")
+        #expect(message.contains("nothing was sent") && message.contains("'X-Note'"), "\(message)")
         #expect(!message.contains("retried") && !message.contains("secret-value"), "\(message)")
         #expect(try await server.requestCount(key: key) == 0)
     }

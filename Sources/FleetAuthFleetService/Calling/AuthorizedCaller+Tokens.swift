@@ -215,7 +215,7 @@ extension AuthorizedCaller {
     private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
         if let refusal = error as? FleetAuthError, refusal.reason == .invalidConfiguration {
             throw FleetServiceError(
-                fault: .caller, message: "\(Self.call(request)) was not sent: \(refusal.message)", scope: scope,
+                fault: .caller, message: "\(Self.call(request)): \(refusal.message)", scope: scope,
                 tokenFingerprint: token.fingerprint, underlyingError: error)
         }
         throw FleetServiceError(
