@@ -1,4 +1,4 @@
-import FleetAuthCore
+package import FleetAuthCore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -9,39 +9,50 @@ import Foundation
 /// `URLRequest` at once. FoundationNetworking's `setValue(_:forHTTPHeaderField:)` checked each
 /// value character by character: 32 to 40 µs a fleet call with a bearer token's 730
 /// characters, about a twentieth of a simulated update's CPU over loopback HTTP (`send(_:)` took
-/// 6.0 % of a 2,000-vehicle simulator's samples with it, 1.8 % without).
+/// 6.0 % of a 2,000-vehicle simulator's samples with it, 1.8 % without). It also let a folded
+/// line and other control characters through in a value, and checked no name.
 extension URLSessionTransport {
     /// `request`'s headers, with `Accept-Encoding: identity` unless the request names an
     /// encoding itself (an encoded body is counted as it is decoded all the same; asking for
-    /// none keeps an honest backend from sending a small body that inflates). Throws
-    /// `invalidConfiguration`, naming the header and never its value, for a name that is not
-    /// an HTTP field name, a value holding a line break or another control character, or two
-    /// names that differ only in case: nothing is sent.
-    static func headerFields(of request: TransportRequest) throws(FleetAuthError) -> [String: String] {
+    /// none keeps an honest backend from sending a small body that inflates). Names go out as
+    /// given. Throws `invalidConfiguration`, never showing a value or a name that may hold a
+    /// credential, for a name that is not an HTTP field name, a value holding a control
+    /// character other than the tab, or two names that differ only in case: nothing is sent.
+    package static func headerFields(of request: TransportRequest) throws(FleetAuthError) -> [String: String] {
         let headers = Array(request.headers)
         for (index, (name, value)) in headers.enumerated() {
-            guard HTTPField.isName(name) else {
+            if let bad = name.unicodeScalars.first(where: { !HTTPField.isTokenCharacter($0) })
+                ?? (name.isEmpty ? " " : nil)
+            {
                 throw refusal(
                     of: request,
-                    "a header named '\(name.escapingControlCharacters)', which is not an HTTP field name (letters, digits and !#$%&'*+-.^_`|~ only)",
+                    name.isEmpty
+                        ? "a header with an empty name"
+                        : "a header \(shown(name)) whose name holds \(HTTPField.describe(bad)), which no HTTP field name may (letters, digits, !#$%&'*+-.^_|~ and the backtick only)",
                     fix: "Rename it.")
             }
-            guard HTTPField.isValue(value) else {
+            if let bad = value.unicodeScalars.first(where: HTTPField.isControlCharacter) {
                 throw refusal(
                     of: request,
-                    "a header '\(name)' whose value holds a line break or another control character, which would end the header early",
+                    "a header \(shown(name)) whose value holds \(HTTPField.describe(bad)), which would end the header early or corrupt it",
                     fix: "Remove it from the value.")
             }
-            if let twin = headers[..<index].first(where: { $0.key.lowercased() == name.lowercased() })?.key {
+            if let twin = headers[..<index].first(where: { HeaderLookup.sameName($0.key, name) })?.key {
                 throw refusal(
                     of: request,
-                    "the header '\(name)' twice, as '\(twin)' and '\(name)' (field names ignore case), so which one is sent would be left to chance",
+                    "the header \(shown(name)) twice, as \(shown(twin)) and \(shown(name)) (field names ignore case), so which one is sent would be left to chance",
                     fix: "Keep one of them.")
             }
         }
         var fields = request.headers
         if request.header("Accept-Encoding") == nil { fields["Accept-Encoding"] = "identity" }
         return fields
+    }
+
+    /// `'name'`, or its length alone when it may hold a credential (a token pasted as a name).
+    private static func shown(_ name: String) -> String {
+        CredentialHeader.mayHoldCredential(named: "", value: name)
+            ? "(its name of \(name.count) characters not shown: it may hold a credential)" : "'\(name)'"
     }
 
     private static func refusal(of request: TransportRequest, _ problem: String, fix: String) -> FleetAuthError {
@@ -53,24 +64,40 @@ extension URLSessionTransport {
     }
 }
 
-/// What HTTP allows in a header field, judged on UTF-8 bytes.
+/// What HTTP allows in a header field.
 enum HTTPField {
-    /// Whether `name` is a field name: one or more token characters.
-    static func isName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(isTokenByte)
-    }
-
-    /// Whether `value` can be sent as a field value: no control character but the tab (a
-    /// carriage return or line feed would end the header, and could start another).
-    static func isValue(_ value: String) -> Bool {
-        value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
-    }
-
-    /// A letter, a digit, or one of `!#$%&'*+-.^_`|~`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    /// Whether `scalar` may appear in a field name: a letter, a digit, one of `!#$%&'*+-.^_|~`,
+    /// or the backtick.
+    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "0"..."9", "A"..."Z", "a"..."z": true
+        default: "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar)
         }
+    }
+
+    /// Whether `scalar` may not appear in a field value: a control character other than the
+    /// tab (a carriage return or line feed would end the header, and could start another).
+    static func isControlCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
+    }
+
+    /// `scalar` in words: "a line feed", "':'", "U+00E9".
+    static func describe(_ scalar: Unicode.Scalar) -> String {
+        switch scalar {
+        case "\r": "a carriage return"
+        case "\n": "a line feed"
+        case "\0": "a NUL"
+        case " ": "a space"
+        case "\t": "a tab"
+        case _ where scalar.value < 0x20 || scalar.value >= 0x7F:
+            "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+        default: "'\(scalar)'"
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
     }
 }

@@ -155,12 +155,11 @@ public struct TokenEndpoint: Sendable {
                     "The header provider threw, so no credential could be sent; make sure the user is signed in to the app.",
                 scope: scope, url: request.url, underlyingError: error)
         }
-        // The app's header replaces FleetAuth's of the same name, whatever the case of either.
-        let own = request.headers.keys
-        for (name, value) in extra {
-            for ownName in own where ownName.lowercased() == name.lowercased() { request.headers[ownName] = nil }
-            request.headers[name] = value
-        }
+        // The app's header replaces FleetAuth's of the same name, whatever the case of either;
+        // two of the app's own that differ only in case both stay, for the transport to refuse.
+        let replaced = request.headers.keys.filter { own in extra.keys.contains { HeaderLookup.sameName($0, own) } }
+        for name in replaced { request.headers[name] = nil }
+        request.headers.merge(extra) { _, app in app }
         return request
     }
 

@@ -60,7 +60,16 @@ package enum HeaderLookup {
     /// The value of header `name` in `headers`, ignoring case.
     package static func value(of name: String, in headers: [String: String]) -> String? {
         if let exact = headers[name] { return exact }
-        let lowered = name.lowercased()
-        return headers.first { $0.key.lowercased() == lowered }?.value
+        return headers.first { sameName($0.key, name) }?.value
+    }
+
+    /// Whether `a` and `b` name the same header: equal but for the case of ASCII letters (a
+    /// header's name is ASCII). Compares bytes, making no lowercased copies.
+    package static func sameName(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { lowercased($0) == lowercased($1) }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 }

@@ -200,8 +200,7 @@ extension AuthorizedCaller {
     /// Puts `Authorization: Bearer <token>` in `headers`, in place of any authorization they
     /// had: every authorized request's, the reporter's updates included.
     package static func authorize(_ headers: inout [String: String], with token: AuthToken) {
-        // The length first: lowercasing each header's name took a string of its own per call.
-        for name in headers.keys where name.utf8.count == 13 && name.lowercased() == "authorization" {
+        for name in headers.keys where HeaderLookup.sameName(name, "Authorization") {
             headers[name] = nil
         }
         headers["Authorization"] = token.authorizationHeader

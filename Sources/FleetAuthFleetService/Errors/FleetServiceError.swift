@@ -18,8 +18,8 @@ public struct FleetServiceError: Error, CustomStringConvertible {
         public static let network = Fault(value: .network)
         /// The fleet service answered with an error status or an unreadable body.
         public static let service = Fault(value: .service)
-        /// The caller's input was invalid (an impossible location, an empty ID); nothing
-        /// was sent.
+        /// The caller's input was invalid (an impossible location, an empty ID, a header the
+        /// transport refuses to send); nothing was sent.
         public static let caller = Fault(value: .caller)
 
         /// `token`, `network`, `service` or `caller`.

@@ -56,6 +56,16 @@ struct TokenEndpointTests {
         #expect(!request.description.contains("app-v-1"))
     }
 
+    /// Two headers of the app's own that differ only in case both stay, whatever the order of
+    /// its dictionary: the transport refuses the request, rather than one going out by chance.
+    @Test func twoOfTheAppsHeadersThatDifferInCaseBothStay() async throws {
+        let endpoint = TokenEndpoint(
+            url: "https://api.example.com/token", headers: { _ in ["Accept": "a", "accept": "b"] })
+        let request = try await endpoint.request(for: .vehicle("v-1"))
+        #expect(Set(request.headers.keys.filter { $0.lowercased() == "accept" }) == ["Accept", "accept"])
+        #expect(request.headers["Accept"] == "a" && request.headers["accept"] == "b")
+    }
+
     /// An app's header replaces FleetAuth's of the same name whatever the case of either: the
     /// request carries one `Accept`, the app's, not two a transport would have to choose from.
     @Test(arguments: ["Accept", "accept", "ACCEPT"])
