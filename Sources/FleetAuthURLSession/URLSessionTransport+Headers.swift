@@ -21,14 +21,11 @@ extension URLSessionTransport {
     package static func headerFields(of request: TransportRequest) throws(FleetAuthError) -> [String: String] {
         let headers = Array(request.headers)
         for (index, (name, value)) in headers.enumerated() {
-            if let bad = name.unicodeScalars.first(where: { !HTTPField.isTokenCharacter($0) })
-                ?? (name.isEmpty ? " " : nil)
-            {
+            if name.isEmpty { throw refusal(of: request, "a header with an empty name", fix: "Name it or remove it.") }
+            if let bad = name.unicodeScalars.first(where: { !HTTPField.isTokenCharacter($0) }) {
                 throw refusal(
                     of: request,
-                    name.isEmpty
-                        ? "a header with an empty name"
-                        : "a header \(shown(name)) whose name holds \(HTTPField.describe(bad)), which no HTTP field name may (letters, digits, !#$%&'*+-.^_|~ and the backtick only)",
+                    "a header \(shown(name)) whose name holds \(HTTPField.describe(bad)), which no HTTP field name may (letters, digits, !#$%&'*+-.^_|~ and the backtick only)",
                     fix: "Rename it.")
             }
             if let bad = value.unicodeScalars.first(where: HTTPField.isControlCharacter) {
