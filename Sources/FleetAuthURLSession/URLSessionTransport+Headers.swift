@@ -86,15 +86,8 @@ enum HTTPField {
         case "\0": "a NUL"
         case " ": "a space"
         case "\t": "a tab"
-        case _ where scalar.value < 0x20 || scalar.value >= 0x7F:
-            "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+        case _ where scalar.value < 0x20 || scalar.value >= 0x7F: String(format: "U+%04X", scalar.value)
         default: "'\(scalar)'"
         }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        String(repeating: "0", count: max(0, length - count)) + self
     }
 }
