@@ -48,14 +48,15 @@ extension WallClock {
     public func uptime() -> TimeInterval { now().timeIntervalSince1970 }
 
     /// Runs `operation`, giving up after `seconds` of this clock's time: its result, or `nil`
-    /// (and `operation` cancelled) when time ran out first. A simulated clock decides; any
-    /// other races ``sleep(for:)``.
+    /// (and `operation` cancelled) when time ran out first. A simulated clock decides; the
+    /// system clock sets an alarm; any other races ``sleep(for:)`` in a task of its own.
     package func withTimeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
         if let simulated = self as? any SimulatedClock {
             return try await simulated.simulatedTimeout(seconds, operation)
         }
+        if let system = self as? SystemWallClock { return try await system.timeout(seconds, operation) }
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
@@ -118,6 +119,34 @@ public struct SystemWallClock: WallClock {
     public func sleep(for duration: TimeInterval) async throws {
         guard duration > 0 else { return try Task.checkCancellation() }
         let clock = self
-        try await TimerSleep.sleep(seconds: min(duration, 1e9), bootClock: { clock.uptime() })
+        try await BootClockAlarm.sleep(seconds: min(duration, 1e9), bootClock: { clock.uptime() })
+    }
+
+    /// Runs `operation` in a task of its own, cancelled when ``uptime()`` moves `seconds`
+    /// first (``BootClockAlarm``): its result, or `nil` once the alarm went off, after the
+    /// operation ended. Cancelling the calling task cancels the operation.
+    ///
+    /// Every token request is bounded so: an alarm is two dispatch timers, where racing a
+    /// sleep took a task group and a second task for every request in flight.
+    package func timeout<Result: Sendable>(
+        _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result? {
+        guard seconds > 0 else {
+            try Task.checkCancellation()
+            return nil
+        }
+        let clock = self
+        let alarm = BootClockAlarm(seconds: min(seconds, 1e9), bootClock: { clock.uptime() })
+        let task = Task { try await operation() }
+        alarm.start { ending in
+            if case .wentOff = ending { task.cancel() }
+        }
+        let outcome = await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
+        }
+        if case .wentOff = alarm.stop() { return nil }
+        return try outcome.get()
     }
 }

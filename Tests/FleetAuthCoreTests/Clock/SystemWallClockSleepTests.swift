@@ -2,11 +2,11 @@ import FleetAuthCore
 import Foundation
 import Testing
 
-/// The system clock's sleep, which every request's timeout races: it ends with its timer,
-/// and a cancelled one ends at once. The only tests that wait on real time, for at most a
-/// few milliseconds each, since the system clock is what they test; nothing here asserts how
-/// long anything took.
-@Suite("System clock: sleeps end with their timer or at once when cancelled", .timeLimit(.minutes(1)))
+/// The system clock's sleep and timeout (which bounds every token request): both end with
+/// their alarm, and a cancelled one ends at once. The only tests that wait on real time, for
+/// at most a few milliseconds each, since the system clock is what they test; nothing here
+/// asserts how long anything took.
+@Suite("System clock: sleeps and timeouts end with their alarm or at once when cancelled", .timeLimit(.minutes(1)))
 struct SystemWallClockSleepTests {
     let clock = SystemWallClock()
 
@@ -36,6 +36,66 @@ struct SystemWallClockSleepTests {
         #expect(throws: CancellationError.self) { try outcome.get() }
     }
 
+    @Test func anOperationThatThrowsFirstHasItsErrorThrown() async throws {
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            let _: Int? = try await clock.withTimeout(1e6) { throw Refused() }
+        }
+    }
+
+    /// The calling task cancelled: the operation hears it at once (it would sleep for 11 days),
+    /// and its outcome is what the caller gets.
+    @Test func cancellingTheCallerCancelsTheOperation() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let caller = Task {
+            try await clock.withTimeout(1e6) { () async throws -> Int in
+                started.continuation.yield()
+                try await SystemWallClock().sleep(for: 1e6)
+                return 1
+            }
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        await iterator.next()
+        caller.cancel()
+        let outcome = await caller.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+    }
+
+    /// No time to run in: `nil` at once, and the operation never starts.
+    @Test(arguments: [0, -1, .nan] as [TimeInterval])
+    func aTimeoutOfNoTimeReturnsNilWithoutRunningTheOperation(seconds: TimeInterval) async throws {
+        let ran = LockedState(false)
+        let answer = try await clock.withTimeout(seconds) { () async throws -> Int in
+            ran.withLock { $0 = true }
+            return 1
+        }
+        #expect(answer == nil)
+        #expect(ran.withLock { $0 } == false)
+    }
+
+    /// An alarm stopped before it started tells its handler at once, and never goes off.
+    @Test func anAlarmStoppedBeforeItStartsTellsItsHandlerAtOnce() {
+        let alarm = BootClockAlarm(seconds: 1e6, bootClock: { 0 })
+        #expect(alarm.stop() == .stopped)
+        let endings = LockedState<[BootClockAlarm.Ending]>([])
+        alarm.start { ending in endings.withLock { $0.append(ending) } }
+        #expect(endings.withLock { $0 } == [.stopped])
+        #expect(alarm.stop() == .stopped)
+        #expect(endings.withLock { $0 } == [.stopped])
+    }
+
+    /// An alarm that went off says so to a later stop, and its handler heard it once.
+    @Test func anAlarmThatWentOffSaysSoWhenStopped() async {
+        let alarm = BootClockAlarm(seconds: 0.001, bootClock: Self.bootClock([100, 200]))
+        let (endings, heard) = AsyncStream<BootClockAlarm.Ending>.makeStream()
+        alarm.start { ending in heard.yield(ending) }
+        var iterator = endings.makeAsyncIterator()
+        #expect(await iterator.next() == .wentOff)
+        #expect(alarm.stop() == .wentOff)
+        heard.finish()
+        #expect(await iterator.next() == nil)
+    }
+
     /// A boot clock that reads `readings` in turn, then the last one forever.
     static func bootClock(_ readings: [TimeInterval]) -> @Sendable () -> TimeInterval {
         let next = LockedState(0)
@@ -52,8 +112,8 @@ struct SystemWallClockSleepTests {
     /// fire ends the sleep without arming again.
     @Test func aSleepEndsAtTheFirstTimerOnceTheBootClockHasMovedFarEnough() async throws {
         let armedAgain = LockedState(0)
-        try await TimerSleep.sleep(
-            seconds: 0.001, bootClock: Self.bootClock([100, 200]), armed: { armedAgain.withLock { $0 += 1 } })
+        try await BootClockAlarm.sleep(
+            seconds: 0.001, bootClock: Self.bootClock([100, 200]), armedAgain: { armedAgain.withLock { $0 += 1 } })
         #expect(armedAgain.withLock { $0 } == 0)
     }
 
@@ -61,9 +121,9 @@ struct SystemWallClockSleepTests {
     /// forward) arms itself again for what is left.
     @Test func aTimerThatFiresEarlyArmsItselfAgainForWhatIsLeft() async throws {
         let armedAgain = LockedState(0)
-        try await TimerSleep.sleep(
+        try await BootClockAlarm.sleep(
             seconds: 0.002, bootClock: Self.bootClock([100, 100.0005, 100.0005, 200]),
-            armed: { armedAgain.withLock { $0 += 1 } })
+            armedAgain: { armedAgain.withLock { $0 += 1 } })
         #expect(armedAgain.withLock { $0 } >= 1)
     }
 }

@@ -1,0 +1,171 @@
+import Dispatch
+package import Foundation
+
+/// One alarm of the system clock: it goes off once the boot clock has moved `seconds`, the
+/// device asleep or not, unless it is stopped first; it tells its handler once either way.
+///
+/// The alarm goes off when the boot clock (``SystemWallClock/uptime()``: `CLOCK_MONOTONIC` on
+/// Apple systems, `CLOCK_BOOTTIME` on Linux, both counting time asleep) has moved `seconds`.
+/// No dispatch timer follows that clock, so two watch it: one on `DispatchTime`, which stops
+/// while the device sleeps but never moves with the wall clock, and one on `DispatchWallTime`,
+/// which counts sleep but follows a change of the wall clock. Whichever fires first reads the
+/// boot clock and either ends the alarm or arms itself again for what is left; so the alarm
+/// goes off late only if the device slept and someone set the clock back meanwhile. Both
+/// timers go the moment the alarm ends, by either way: nothing of it stays queued.
+///
+/// It is what the system clock's sleeps and timeouts wait on: a timeout needs no task that
+/// sleeps beside the operation it bounds.
+package final class BootClockAlarm: Sendable {
+    /// How an alarm ended.
+    package enum Ending: Sendable {
+        /// The boot clock moved the alarm's seconds.
+        case wentOff
+        /// ``stop()`` came first.
+        case stopped
+    }
+
+    /// Where the alarm is: not started, started with its handler and armed timers, or ended.
+    private enum Phase {
+        case waiting
+        case started(handler: @Sendable (Ending) -> Void, timers: [any DispatchSourceTimer])
+        case ended(Ending)
+    }
+
+    /// The phase, under a lock.
+    private struct State: @unchecked Sendable {
+        // Safe because the only members that are not Sendable are the dispatch timers, which
+        // are cancelled once, by whoever takes them out under the lock, and otherwise only
+        // armed again by their own handlers on the timer queue: dispatch sources are
+        // thread-safe objects whose schedule and cancel may be called from any thread.
+        var phase = Phase.waiting
+    }
+
+    /// The queue the timers fire on; they only read the boot clock and end the alarm.
+    private static let queue = DispatchQueue(label: "FleetAuth.BootClockAlarm")
+
+    private let state = LockedState(State())
+    private let seconds: TimeInterval
+    private let deadline: TimeInterval
+    private let bootClock: @Sendable () -> TimeInterval
+    private let armedAgain: (@Sendable () -> Void)?
+
+    /// An alarm for `seconds` (positive and finite) of `bootClock` (seconds on a clock that
+    /// counts time asleep) from now, not started yet. `armedAgain` hears each timer armed again
+    /// because it fired before the boot clock reached the end (for tests).
+    package init(
+        seconds: TimeInterval, bootClock: @escaping @Sendable () -> TimeInterval,
+        armedAgain: (@Sendable () -> Void)? = nil
+    ) {
+        self.seconds = seconds
+        self.deadline = bootClock() + seconds
+        self.bootClock = bootClock
+        self.armedAgain = armedAgain
+    }
+
+    /// Arms the timers; `handler` hears how the alarm ended, once. An alarm stopped before it
+    /// started tells its handler at once.
+    package func start(_ handler: @escaping @Sendable (Ending) -> Void) {
+        let clocks = [DispatchClock.uptime, .wall]
+        let timers = clocks.indices.map { index in
+            let timer = DispatchSource.makeTimerSource(queue: Self.queue)
+            // The handler holds the alarm and its timer until the alarm ends and cancels the
+            // timer, which releases the handler: every alarm's timers are cancelled as it ends,
+            // so nothing outlives it. It may fire before the timers are recorded below, and
+            // still arms itself again.
+            timer.setEventHandler {
+                let left = self.deadline - self.bootClock()
+                guard left > 0 else {
+                    self.end(.wentOff)
+                    return
+                }
+                clocks[index].arm(timer, after: left)
+                self.armedAgain?()
+            }
+            // Armed before it is recorded (a source is never released unarmed); one that fires
+            // meanwhile leaves its ending for this to deliver.
+            clocks[index].arm(timer, after: seconds)
+            timer.resume()
+            return timer
+        }
+        let endedEarly = state.withLock { state -> Ending? in
+            guard case .ended(let ending) = state.phase else {
+                state.phase = .started(handler: handler, timers: timers)
+                return nil
+            }
+            return ending
+        }
+        if let endedEarly { Self.finish(handler, timers, endedEarly) }
+    }
+
+    /// Sleeps `seconds` (positive and finite) of `bootClock`, or until the calling task is
+    /// cancelled, when it throws `CancellationError`. `armedAgain` hears each timer armed
+    /// again (for tests).
+    package static func sleep(
+        seconds: TimeInterval, bootClock: @escaping @Sendable () -> TimeInterval,
+        armedAgain: (@Sendable () -> Void)? = nil
+    ) async throws {
+        let alarm = BootClockAlarm(seconds: seconds, bootClock: bootClock, armedAgain: armedAgain)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                alarm.start { ending in
+                    switch ending {
+                    case .wentOff: continuation.resume()
+                    case .stopped: continuation.resume(throwing: CancellationError())
+                    }
+                }
+            }
+        } onCancel: {
+            alarm.stop()
+        }
+    }
+
+    /// Stops the alarm unless it went off: returns how it ended (``Ending/wentOff`` if the
+    /// boot clock got there first).
+    @discardableResult
+    package func stop() -> Ending {
+        end(.stopped)
+    }
+
+    /// Ends the alarm once, from a timer or from ``stop()``; returns how it ended.
+    @discardableResult
+    private func end(_ ending: Ending) -> Ending {
+        let previous = state.withLock { state -> Phase in
+            let previous = state.phase
+            if case .ended = previous { return previous }
+            state.phase = .ended(ending)
+            return previous
+        }
+        switch previous {
+        case .ended(let earlier): return earlier
+        case .waiting: return ending
+        case .started(let handler, let timers):
+            Self.finish(handler, timers, ending)
+            return ending
+        }
+    }
+
+    /// Releases the timers and tells the handler.
+    private static func finish(
+        _ handler: @Sendable (Ending) -> Void, _ timers: [any DispatchSourceTimer], _ ending: Ending
+    ) {
+        for timer in timers { timer.cancel() }
+        handler(ending)
+    }
+
+    /// The two clocks a dispatch timer can follow.
+    private enum DispatchClock {
+        /// `DispatchTime`: stops while the device sleeps; a change of the wall clock does not move it.
+        case uptime
+        /// `DispatchWallTime`: counts sleep; a change of the wall clock moves it.
+        case wall
+
+        /// Arms `timer` to fire once, `seconds` from now on this clock.
+        func arm(_ timer: any DispatchSourceTimer, after seconds: TimeInterval) {
+            let interval = DispatchTimeInterval.nanoseconds(Int(min(seconds, 1e9) * 1_000_000_000))
+            switch self {
+            case .uptime: timer.schedule(deadline: .now() + interval)
+            case .wall: timer.schedule(wallDeadline: .now() + interval)
+            }
+        }
+    }
+}
