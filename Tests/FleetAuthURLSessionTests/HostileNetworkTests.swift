@@ -139,4 +139,26 @@ struct HostileNetworkTests {
         #expect(attempts.withLock { $0 } == 1)
         for secret in ["operator-credential-5f3a", Self.apiKey] { #expect(!error.description.contains(secret)) }
     }
+
+    /// A fleet call to a server whose certificate the device does not trust says what the
+    /// token fetch says: the certificate, that a retry will not change it, and the fix; not
+    /// "the call can be retried".
+    @Test(arguments: [false, true])
+    func aFleetCallToAnUntrustedCertificateSaysNoRetryHelps(appSession: Bool) async throws {
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/expires-in-seconds"), format: .tokenWithExpiresInSeconds),
+            transport: Self.transport(appSession: appSession))
+        let caller = AuthorizedCaller(
+            context: DriverAuthorizationContext(vehicleID: "v-42"), authorization: provider,
+            transport: Self.transport(appSession: appSession))
+        let url = URL(string: try await server.untrustedTLSURL("/v1/providers/p/vehicles/v-42"))!
+        let error = try await #require(throws: FleetServiceError.self) {
+            _ = try await caller.send(TransportRequest(url: url))
+        }
+        #expect(error.fault == .network)
+        #expect(error.message.contains("The TLS connection to 127.0.0.1 failed"), "\(error.message)")
+        #expect(error.message.contains("a retry will not change it"), "\(error.message)")
+        #expect(!error.message.contains("can be retried"), "\(error.message)")
+        #expect((error.underlyingError as? FleetAuthError)?.reason == .insecureEndpoint)
+    }
 }

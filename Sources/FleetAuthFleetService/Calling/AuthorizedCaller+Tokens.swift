@@ -209,12 +209,14 @@ extension AuthorizedCaller {
     /// Throws the error of a fleet call that got no answer: a `caller` fault when the transport
     /// refused to send the request as it was given (`invalidConfiguration`: a header that
     /// cannot be sent, an app session that cannot carry it), which no retry changes; else a
-    /// `network` fault.
+    /// `network` fault, in the transport's words when it says no retry helps (`insecureEndpoint`:
+    /// a certificate the device does not trust), else as one a retry may get through.
     @inline(never)
     private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
-        if let refusal = error as? FleetAuthError, refusal.reason == .invalidConfiguration {
+        if let refusal = error as? FleetAuthError, refusal.code == .invalidConfiguration {
             throw FleetServiceError(
-                fault: .caller, message: "\(Self.call(request)): \(refusal.message)", scope: scope,
+                fault: refusal.reason == .insecureEndpoint ? .network : .caller,
+                message: "\(Self.call(request)): \(refusal.message)", scope: scope,
                 tokenFingerprint: token.fingerprint, underlyingError: error)
         }
         throw FleetServiceError(
