@@ -42,14 +42,32 @@ package struct TokenFetcher: Sendable {
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
     ) async -> Result<AuthToken, FleetAuthError> {
         let start = clock.uptime()
-        return await retrying(scope, firstAttempt: firstAttempt, deadline: deadline, shouldRetry: shouldRetry) {
+        let fetched = await retrying(scope, firstAttempt: firstAttempt, deadline: deadline, shouldRetry: shouldRetry) {
             attemptDeadline, attempt in
             let (answer, sent) = await sendOnce(scope, attempt: attempt, deadline: attemptDeadline)
             return (validated(answer, for: scope, refusal: refusal), sent)
         } succeeded: { token, finished in
             emitSucceeded(token, for: scope, started: start, finished: finished)
         }
+        return Self.handedOut(fetched)
     }
+
+    /// Why a step of a fetch failed, in one object: the steps pass it, and `fetch` and
+    /// `exchange` hand out its error. A `Result` that holds a ``FleetAuthError`` (120 bytes)
+    /// takes 128 bytes of an async frame for every copy the compiler keeps there, and a fleet
+    /// started together holds a fetch's frames for every vehicle at once: with the error and
+    /// the answer inline, `fetch` took 2,624 bytes and the request's operation 2,384 (its
+    /// closure and `request(to:)`); boxed, 672 and 832.
+    private final class Failure: Error {
+        let error: FleetAuthError
+
+        init(_ error: FleetAuthError) {
+            self.error = error
+        }
+    }
+
+    /// What a step of a fetch came to: its value, or why it failed.
+    private typealias Outcome<Value> = Result<Value, Failure>
 
     // The synchronous steps of a fetch are functions of their own, not inlined: an async
     // function's frame holds every value its inlined code may keep across a suspension, and
@@ -58,9 +76,8 @@ package struct TokenFetcher: Sendable {
     /// The token an answer carries, validated, or why it is refused.
     @inline(never)
     private func validated(
-        _ answer: Result<Answer, FleetAuthError>, for scope: AuthorizationScope,
-        refusal: (AuthToken) -> FleetAuthError?
-    ) -> Result<AuthToken, FleetAuthError> {
+        _ answer: Outcome<Answer>, for scope: AuthorizationScope, refusal: (AuthToken) -> FleetAuthError?
+    ) -> Outcome<AuthToken> {
         answer.flatMap { answer in
             Result { () throws(FleetAuthError) -> AuthToken in
                 let token = try parser.token(
@@ -69,7 +86,7 @@ package struct TokenFetcher: Sendable {
                 if let refused = refusal(token) { throw refused }
                 return token
             }
-            .mapError { $0.hiding(answer.sentValues) }
+            .mapError { Failure($0.hiding(answer.sentValues)) }
         }
     }
 
@@ -92,22 +109,29 @@ package struct TokenFetcher: Sendable {
     package func exchange(_ scope: AuthorizationScope) async -> Result<TransportResponse, FleetAuthError> {
         let deadline = clock.uptime() + retry.deadline
         let attempts = retry.maximumAttempts
-        return await retrying(scope, deadline: { deadline }) { _, attempt, retryAt in
+        let exchanged = await retrying(scope, deadline: { deadline }) { _, attempt, retryAt in
             attempt < attempts && retryAt < deadline
         } attempt: { attemptDeadline, attempt in
             let (answer, sent) = await sendOnce(scope, attempt: attempt, deadline: attemptDeadline)
-            let response = answer.flatMap { answer -> Result<TransportResponse, FleetAuthError> in
+            let response = answer.flatMap { answer -> Outcome<TransportResponse> in
                 let response = answer.response
                 if let error = parser.statusError(response, scope: scope, credentialSent: answer.credentialSent),
                     error.isTransient
                 {
-                    return .failure(error.adding(scope: scope, url: response.url).hiding(answer.sentValues))
+                    return .failure(Failure(error.adding(scope: scope, url: response.url).hiding(answer.sentValues)))
                 }
                 return .success(response)
             }
             return (response, sent)
         } succeeded: { _, _ in
         }
+        return Self.handedOut(exchanged)
+    }
+
+    /// A fetch's outcome as the engine and the checker take it, the error out of its box.
+    @inline(never)
+    private static func handedOut<Value>(_ outcome: Outcome<Value>) -> Result<Value, FleetAuthError> {
+        outcome.mapError(\.error)
     }
 
     /// Runs `attempt` until it succeeds, fails for good, or `shouldRetry` declines, sleeping
@@ -115,9 +139,9 @@ package struct TokenFetcher: Sendable {
     private func retrying<Value>(
         _ scope: AuthorizationScope, firstAttempt: Int = 1, deadline: () -> TimeInterval,
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool,
-        attempt run: (_ deadline: TimeInterval, _ attempt: Int) async -> (Result<Value, FleetAuthError>, sent: Bool),
+        attempt run: (_ deadline: TimeInterval, _ attempt: Int) async -> (Outcome<Value>, sent: Bool),
         succeeded: (Value, _ finished: TimeInterval) -> Void
-    ) async -> Result<Value, FleetAuthError> {
+    ) async -> Outcome<Value> {
         var attempt = max(1, firstAttempt)
         while true {
             let attemptStart = clock.uptime()
@@ -127,16 +151,16 @@ package struct TokenFetcher: Sendable {
             case .success(let value):
                 succeeded(value, finished)
                 return .success(value)
-            case .failure(let error):
+            case .failure(let failure):
                 guard
                     let wait = retryWait(
-                        after: error, of: attempt, for: scope, sent: sent, started: attemptStart, finished: finished,
-                        shouldRetry: shouldRetry)
-                else { return .failure(error) }
+                        after: failure, of: attempt, for: scope, sent: sent, started: attemptStart,
+                        finished: finished, shouldRetry: shouldRetry)
+                else { return .failure(failure) }
                 do {
                     try await clock.sleep(for: wait)
                 } catch {
-                    return .failure(Self.cancelled(scope))
+                    return .failure(Failure(Self.cancelled(scope)))
                 }
                 attempt += 1
             }
@@ -147,10 +171,11 @@ package struct TokenFetcher: Sendable {
     /// attempt's event.
     @inline(never)
     private func retryWait(
-        after error: FleetAuthError, of attempt: Int, for scope: AuthorizationScope, sent: Bool,
+        after failure: Failure, of attempt: Int, for scope: AuthorizationScope, sent: Bool,
         started: TimeInterval, finished: TimeInterval,
         shouldRetry: (FleetAuthError, _ attempt: Int, _ retryAt: TimeInterval) -> Bool
     ) -> TimeInterval? {
+        let error = failure.error
         var wait: TimeInterval?
         if error.isTransient, !Task.isCancelled {
             let delay = max(retry.backoff(afterAttempt: attempt, randomUnit: randomUnit()), error.retryAfter ?? 0)
@@ -165,11 +190,18 @@ package struct TokenFetcher: Sendable {
 
     /// An answer to one request, and whether the request carried a credential (a header
     /// ``CredentialHeader`` names one by): a 401 or 403 message tells the two cases apart.
-    private struct Answer {
+    /// One object, as ``Failure`` is: every step of an attempt passes it.
+    private final class Answer: Sendable {
         let response: TransportResponse
         let credentialSent: Bool
         /// The request's header values: what no message made of the answer may show.
         let sentValues: Dictionary<String, String>.Values
+
+        init(response: TransportResponse, credentialSent: Bool, sentValues: Dictionary<String, String>.Values) {
+            self.response = response
+            self.credentialSent = credentialSent
+            self.sentValues = sentValues
+        }
     }
 
     /// One request, bounded by the endpoint's timeout and what is left of the deadline (on the
@@ -179,13 +211,13 @@ package struct TokenFetcher: Sendable {
     /// the request is built, so only for a request sent (`sent`): a failed or late `headers`
     /// closure or a spent deadline ends the attempt before it.
     private func sendOnce(_ scope: AuthorizationScope, attempt: Int, deadline: TimeInterval) async
-        -> (Result<Answer, FleetAuthError>, sent: Bool)
+        -> (Outcome<Answer>, sent: Bool)
     {
         let timeout = min(endpoint.timeout, deadline - clock.uptime())
-        guard timeout > 0 else { return (.failure(deadlineSpent(for: scope)), false) }
+        guard timeout > 0 else { return (.failure(Failure(deadlineSpent(for: scope))), false) }
         // What the operation got to, read after it ends or times out.
         let progress = LockedState<TransportRequest?>(nil)
-        let outcome: Result<Result<Answer, FleetAuthError>?, any Error>
+        let outcome: Result<Outcome<Answer>?, any Error>
         do {
             outcome = .success(
                 try await clock.withTimeout(
@@ -202,7 +234,7 @@ package struct TokenFetcher: Sendable {
     @inline(never)
     private func operation(
         for scope: AuthorizationScope, timeout: TimeInterval, attempt: Int, progress: LockedState<TransportRequest?>
-    ) -> @Sendable () async throws -> Result<Answer, FleetAuthError> {
+    ) -> @Sendable () async throws -> Outcome<Answer> {
         let (endpoint, transport, emit) = (self.endpoint, self.transport, self.emit)
         return {
             let request: TransportRequest
@@ -222,13 +254,24 @@ package struct TokenFetcher: Sendable {
     private static func request(
         to endpoint: TokenEndpoint, for scope: AuthorizationScope, timeout: TimeInterval, attempt: Int,
         progress: LockedState<TransportRequest?>, emit: @Sendable (TokenEvent.Detail) -> Void
-    ) async -> Result<TransportRequest, FleetAuthError> {
-        var request: TransportRequest
+    ) async -> Outcome<TransportRequest> {
+        let built: Outcome<TransportRequest>
         do throws(FleetAuthError) {
-            request = try await endpoint.request(for: scope)
+            built = .success(try await endpoint.request(for: scope))
         } catch {
-            return .failure(error)
+            built = .failure(Failure(error))
         }
+        return recorded(built, for: scope, timeout: timeout, attempt: attempt, progress: progress, emit: emit)
+    }
+
+    /// The request built for an attempt with its timeout, recorded in `progress` as sent, with
+    /// `fetchStarted` emitted; or why it could not be built.
+    @inline(never)
+    private static func recorded(
+        _ built: Outcome<TransportRequest>, for scope: AuthorizationScope, timeout: TimeInterval, attempt: Int,
+        progress: LockedState<TransportRequest?>, emit: @Sendable (TokenEvent.Detail) -> Void
+    ) -> Outcome<TransportRequest> {
+        guard case .success(var request) = built else { return built }
         request.timeout = timeout
         progress.withLock { $0 = request }
         emit(.fetchStarted(scope, attempt: attempt))
@@ -247,24 +290,24 @@ package struct TokenFetcher: Sendable {
     /// what it threw; `request` is the request once it was built and sent.
     @inline(never)
     private func judged(
-        _ outcome: Result<Result<Answer, FleetAuthError>?, any Error>, sent request: TransportRequest?,
+        _ outcome: Result<Outcome<Answer>?, any Error>, sent request: TransportRequest?,
         for scope: AuthorizationScope, timeout: TimeInterval
-    ) -> (Result<Answer, FleetAuthError>, sent: Bool) {
+    ) -> (Outcome<Answer>, sent: Bool) {
         switch outcome {
         case .failure(let error):
             guard let request else {
                 // Only the request's building throws before it is recorded: cancellation.
-                return (.failure(Self.cancelled(scope)), false)
+                return (.failure(Failure(Self.cancelled(scope))), false)
             }
-            return (.failure(Self.failure(error, of: request, for: scope)), true)
+            return (.failure(Failure(Self.failure(error, of: request, for: scope))), true)
         case .success(.success(let answer)?):
             return (.success(answer), true)
-        case .success(.failure(let error)?):
+        case .success(.failure(let failure)?):
             // The headers closure saw this fetch cancelled: that is the sign-out, not the app's credential.
-            if Task.isCancelled, error.underlyingError is CancellationError {
-                return (.failure(Self.cancelled(scope)), false)
+            if Task.isCancelled, failure.error.underlyingError is CancellationError {
+                return (.failure(Failure(Self.cancelled(scope))), false)
             }
-            return (.failure(error), false)
+            return (.failure(failure), false)
         case .success(nil):
             guard let request else {
                 let error = FleetAuthError(
@@ -272,9 +315,9 @@ package struct TokenFetcher: Sendable {
                     message:
                         "The header provider did not return within \(String(format: "%.1f", timeout)) s, so no request was sent; make sure it returns or throws (an app credential that cannot be had should throw).",
                     scope: scope)
-                return (.failure(error), false)
+                return (.failure(Failure(error)), false)
             }
-            return (.failure(timedOut(request, for: scope, after: timeout)), true)
+            return (.failure(Failure(timedOut(request, for: scope, after: timeout))), true)
         }
     }
 
