@@ -139,24 +139,52 @@ public struct TokenEndpoint: Sendable {
     }
 
     /// The complete request for `scope`, with the app's headers.
+    ///
+    /// Its synchronous steps are functions of their own, not inlined: this function's async
+    /// frame would hold every value of theirs, and a fleet started together builds every
+    /// vehicle's request at once (880 bytes with them inlined, 576 without).
     package func request(for scope: AuthorizationScope) async throws(FleetAuthError) -> TransportRequest {
-        var request = try baseRequest(for: scope)
+        let request = try builtBaseRequest(for: scope)
         let extra: [String: String]
         do {
             extra = try await headers(scope)
-        } catch is CancellationError {
-            throw FleetAuthError(
+        } catch {
+            throw Self.headerProviderFailure(error, for: scope, url: request.url)
+        }
+        return Self.request(request, withAppHeaders: extra)
+    }
+
+    /// ``baseRequest(for:)``, not inlined into the async ``request(for:)``.
+    @inline(never)
+    private func builtBaseRequest(for scope: AuthorizationScope) throws(FleetAuthError) -> TransportRequest {
+        try baseRequest(for: scope)
+    }
+
+    /// The error of a `headers` closure that threw `error` (cancelled, or the app's own).
+    @inline(never)
+    private static func headerProviderFailure(_ error: any Error, for scope: AuthorizationScope, url: URL)
+        -> FleetAuthError
+    {
+        if error is CancellationError {
+            return FleetAuthError(
                 reason: .credentialsUnavailable, message: "Cancelled while the header provider ran.", scope: scope,
                 underlyingError: CancellationError())
-        } catch {
-            throw FleetAuthError(
-                reason: .credentialsUnavailable,
-                message:
-                    "The header provider threw, so no credential could be sent; make sure the user is signed in to the app.",
-                scope: scope, url: request.url, underlyingError: error)
         }
-        // The app's header replaces FleetAuth's of the same name, whatever the case of either;
-        // two of the app's own that differ only in case both stay, for the transport to refuse.
+        return FleetAuthError(
+            reason: .credentialsUnavailable,
+            message:
+                "The header provider threw, so no credential could be sent; make sure the user is signed in to the app.",
+            scope: scope, url: url, underlyingError: error)
+    }
+
+    /// `request` with the app's headers: the app's header replaces FleetAuth's of the same
+    /// name, whatever the case of either; two of the app's own that differ only in case both
+    /// stay, for the transport to refuse.
+    @inline(never)
+    private static func request(_ request: TransportRequest, withAppHeaders extra: [String: String])
+        -> TransportRequest
+    {
+        var request = request
         let replaced = request.headers.keys.filter { own in extra.keys.contains { HeaderLookup.sameName($0, own) } }
         for name in replaced { request.headers[name] = nil }
         request.headers.merge(extra) { _, app in app }
