@@ -34,9 +34,10 @@ package final class BootClockAlarm: Sendable {
     /// The phase, under a lock.
     private struct State: @unchecked Sendable {
         // Safe because the only members that are not Sendable are the dispatch timers, which
-        // are cancelled once, by whoever takes them out under the lock, and otherwise only
-        // armed again by their own handlers on the timer queue: dispatch sources are
-        // thread-safe objects whose schedule and cancel may be called from any thread.
+        // are cancelled once: by whoever takes them out under the lock, or by `start` when the
+        // alarm had ended before they were recorded; otherwise only their own handlers arm them
+        // again, on the timer queue. Dispatch sources are thread-safe objects whose schedule
+        // and cancel may be called from any thread.
         var phase = Phase.waiting
     }
 
@@ -49,13 +50,15 @@ package final class BootClockAlarm: Sendable {
     private let bootClock: @Sendable () -> TimeInterval
     private let armedAgain: (@Sendable () -> Void)?
 
-    /// An alarm for `seconds` (positive and finite) of `bootClock` (seconds on a clock that
-    /// counts time asleep) from now, not started yet. `armedAgain` hears each timer armed again
-    /// because it fired before the boot clock reached the end (for tests).
+    /// An alarm for `seconds` of `bootClock` (seconds on a clock that counts time asleep) from
+    /// now, not started yet: at most 10⁹ s, and none (it goes off at once) when `seconds` is not
+    /// positive. `armedAgain` hears each timer armed again because it fired before the boot
+    /// clock reached the end (for tests).
     package init(
         seconds: TimeInterval, bootClock: @escaping @Sendable () -> TimeInterval,
         armedAgain: (@Sendable () -> Void)? = nil
     ) {
+        let seconds = seconds > 0 ? min(seconds, 1e9) : 0
         self.seconds = seconds
         self.deadline = bootClock() + seconds
         self.bootClock = bootClock
@@ -63,7 +66,7 @@ package final class BootClockAlarm: Sendable {
     }
 
     /// Arms the timers; `handler` hears how the alarm ended, once. An alarm stopped before it
-    /// started tells its handler at once.
+    /// started tells its handler at once. An alarm starts once.
     package func start(_ handler: @escaping @Sendable (Ending) -> Void) {
         let clocks = [DispatchClock.uptime, .wall]
         let timers = clocks.indices.map { index in
@@ -81,18 +84,22 @@ package final class BootClockAlarm: Sendable {
                 clocks[index].arm(timer, after: left)
                 self.armedAgain?()
             }
-            // Armed before it is recorded (a source is never released unarmed); one that fires
-            // meanwhile leaves its ending for this to deliver.
+            // Armed before it is recorded (a source is never released unarmed); an ending that
+            // comes meanwhile, from a timer or from `stop()`, is left for this to deliver.
             clocks[index].arm(timer, after: seconds)
             timer.resume()
             return timer
         }
         let endedEarly = state.withLock { state -> Ending? in
-            guard case .ended(let ending) = state.phase else {
+            switch state.phase {
+            case .waiting:
                 state.phase = .started(handler: handler, timers: timers)
                 return nil
+            case .ended(let ending):
+                return ending
+            case .started:
+                preconditionFailure("A BootClockAlarm starts once.")
             }
-            return ending
         }
         if let endedEarly { Self.finish(handler, timers, endedEarly) }
     }

@@ -119,34 +119,44 @@ public struct SystemWallClock: WallClock {
     public func sleep(for duration: TimeInterval) async throws {
         guard duration > 0 else { return try Task.checkCancellation() }
         let clock = self
-        try await BootClockAlarm.sleep(seconds: min(duration, 1e9), bootClock: { clock.uptime() })
+        try await BootClockAlarm.sleep(seconds: duration, bootClock: { clock.uptime() })
     }
 
     /// Runs `operation` in a task of its own, cancelled when ``uptime()`` moves `seconds`
-    /// first (``BootClockAlarm``): its result, or `nil` once the alarm went off, after the
-    /// operation ended. Cancelling the calling task cancels the operation.
+    /// first (``BootClockAlarm``): its result, or `nil` when the alarm went off before the
+    /// operation ended (after it ended). An operation that ends as time runs out counts, as on
+    /// the manual clock. Cancelling the calling task cancels the operation; a caller cancelled
+    /// already does not start it.
     ///
     /// Every token request is bounded so: an alarm is two dispatch timers, where racing a
     /// sleep took a task group and a second task for every request in flight.
     package func timeout<Result: Sendable>(
         _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Result
     ) async throws -> Result? {
-        guard seconds > 0 else {
-            try Task.checkCancellation()
-            return nil
-        }
+        try Task.checkCancellation()
+        guard seconds > 0 else { return nil }
         let clock = self
-        let alarm = BootClockAlarm(seconds: min(seconds, 1e9), bootClock: { clock.uptime() })
-        let task = Task { try await operation() }
+        let alarm = BootClockAlarm(seconds: seconds, bootClock: { clock.uptime() })
+        // The operation's task stops the alarm as it ends, so that an alarm going off between
+        // that end and this caller's resumption cannot turn a result into a timeout.
+        let task = Task { () -> (Swift.Result<Result, any Error>, BootClockAlarm.Ending) in
+            let outcome: Swift.Result<Result, any Error>
+            do {
+                outcome = .success(try await operation())
+            } catch {
+                outcome = .failure(error)
+            }
+            return (outcome, alarm.stop())
+        }
         alarm.start { ending in
             if case .wentOff = ending { task.cancel() }
         }
-        let outcome = await withTaskCancellationHandler {
-            await task.result
+        let (outcome, ending) = await withTaskCancellationHandler {
+            await task.value
         } onCancel: {
             task.cancel()
         }
-        if case .wentOff = alarm.stop() { return nil }
+        if case .wentOff = ending { return nil }
         return try outcome.get()
     }
 }

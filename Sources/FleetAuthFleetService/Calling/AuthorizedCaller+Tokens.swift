@@ -210,7 +210,9 @@ extension AuthorizedCaller {
     /// refused to send the request as it was given (`invalidConfiguration`: a header that
     /// cannot be sent, an app session that cannot carry it), which no retry changes; else a
     /// `network` fault, in the transport's words when it says no retry helps (`insecureEndpoint`:
-    /// a certificate the device does not trust), else as one a retry may get through.
+    /// a TLS or trust failure, such as a certificate the device does not trust, a client
+    /// certificate required or refused, a challenge the app's delegate cancelled), else as one
+    /// a retry may get through.
     @inline(never)
     private func noAnswer(to request: TransportRequest, with token: AuthToken, error: any Error) throws -> Never {
         if let refusal = error as? FleetAuthError, refusal.code == .invalidConfiguration {

@@ -14,8 +14,8 @@ public struct FleetServiceError: Error, CustomStringConvertible {
         /// No usable token: the provider failed, the token had expired, or the fleet
         /// service rejected it (401/403) even after one fresh token.
         public static let token = Fault(value: .token)
-        /// The request did not get an answer: connection failure or timeout, or a TLS failure
-        /// (a certificate the device does not trust), whose message says no retry helps.
+        /// The request did not get an answer: connection failure or timeout, or a TLS or trust
+        /// failure (`insecureEndpoint`), whose message says no retry helps.
         public static let network = Fault(value: .network)
         /// The fleet service answered with an error status or an unreadable body.
         public static let service = Fault(value: .service)

@@ -43,14 +43,14 @@ struct SystemWallClockSleepTests {
         }
     }
 
-    /// The calling task cancelled: the operation hears it at once (it would sleep for 11 days),
-    /// and its outcome is what the caller gets.
+    /// The calling task cancelled: the operation hears it at once (else it would sleep 5 s and
+    /// answer), and its outcome is what the caller gets.
     @Test func cancellingTheCallerCancelsTheOperation() async throws {
         let started = AsyncStream<Void>.makeStream()
         let caller = Task {
             try await clock.withTimeout(1e6) { () async throws -> Int in
                 started.continuation.yield()
-                try await SystemWallClock().sleep(for: 1e6)
+                try await SystemWallClock().sleep(for: 5)
                 return 1
             }
         }
@@ -59,6 +59,21 @@ struct SystemWallClockSleepTests {
         caller.cancel()
         let outcome = await caller.result
         #expect(throws: CancellationError.self) { try outcome.get() }
+    }
+
+    /// A caller cancelled before it asks: `CancellationError`, and the operation never starts
+    /// (a token fetch's headers closure does not run for a fetch cancelled first).
+    @Test func aCallerCancelledAlreadyDoesNotStartTheOperation() async {
+        let ran = LockedState(false)
+        let outcome = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await clock.withTimeout(1e6) { () async throws -> Int in
+                ran.withLock { $0 = true }
+                return 1
+            }
+        }.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(ran.withLock { $0 } == false)
     }
 
     /// No time to run in: `nil` at once, and the operation never starts.
@@ -84,16 +99,25 @@ struct SystemWallClockSleepTests {
         #expect(endings.withLock { $0 } == [.stopped])
     }
 
-    /// An alarm that went off says so to a later stop, and its handler heard it once.
+    /// An alarm that went off says so to a later stop, and its handler heard it once. Waits
+    /// for the alarm's 1 ms, and gives up after 5 s.
     @Test func anAlarmThatWentOffSaysSoWhenStopped() async {
         let alarm = BootClockAlarm(seconds: 0.001, bootClock: Self.bootClock([100, 200]))
-        let (endings, heard) = AsyncStream<BootClockAlarm.Ending>.makeStream()
-        alarm.start { ending in heard.yield(ending) }
-        var iterator = endings.makeAsyncIterator()
-        #expect(await iterator.next() == .wentOff)
+        let endings = LockedState<[BootClockAlarm.Ending]>([])
+        let (wentOff, heard) = AsyncStream<Void>.makeStream()
+        alarm.start { ending in
+            endings.withLock { $0.append(ending) }
+            heard.yield()
+        }
+        let giveUp = Task {
+            try? await Task.sleep(for: .seconds(5))
+            heard.finish()
+        }
+        var iterator = wentOff.makeAsyncIterator()
+        await iterator.next()
+        giveUp.cancel()
         #expect(alarm.stop() == .wentOff)
-        heard.finish()
-        #expect(await iterator.next() == nil)
+        #expect(endings.withLock { $0 } == [.wentOff])
     }
 
     /// A boot clock that reads `readings` in turn, then the last one forever.
