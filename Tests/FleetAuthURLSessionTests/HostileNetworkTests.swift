@@ -54,16 +54,22 @@ struct HostileNetworkTests {
         #expect(try await server.requestCount(key: "elsewhere-\(key)") == 0)
     }
 
+    /// A caller for vehicle v-42 whose tokens come from the fixture, over a transport of its
+    /// own or of an app session's.
+    func vehicleCaller(appSession: Bool) throws -> AuthorizedCaller<DriverAuthorizationContext> {
+        let provider = try DriverTokenProvider(
+            endpoint: TokenEndpoint(url: server.url("/token/expires-in-seconds"), format: .tokenWithExpiresInSeconds),
+            transport: Self.transport(appSession: appSession))
+        return AuthorizedCaller(
+            context: DriverAuthorizationContext(vehicleID: "v-42"), authorization: provider,
+            transport: Self.transport(appSession: appSession))
+    }
+
     /// A fleet call, sent as a `TransportRequest` or as a `URLRequest`, carries the vehicle's
     /// token; a redirect of it reaches nothing either.
     @Test(arguments: [302, 307], [false, true])
     func aFleetCallRedirectedElsewhereReachesNothing(status: Int, appSession: Bool) async throws {
-        let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: server.url("/token/expires-in-seconds"), format: .tokenWithExpiresInSeconds),
-            transport: Self.transport(appSession: appSession))
-        let caller = AuthorizedCaller(
-            context: DriverAuthorizationContext(vehicleID: "v-42"), authorization: provider,
-            transport: Self.transport(appSession: appSession))
+        let caller = try vehicleCaller(appSession: appSession)
         let key = LoopbackServer.uniqueKey()
         let url = try #require(URL(string: server.url("/conformance/redirect-elsewhere/\(status)/\(key)")))
         await #expect(throws: FleetServiceError.self) {
@@ -145,12 +151,7 @@ struct HostileNetworkTests {
     /// "the call can be retried".
     @Test(arguments: [false, true])
     func aFleetCallToAnUntrustedCertificateSaysNoRetryHelps(appSession: Bool) async throws {
-        let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: server.url("/token/expires-in-seconds"), format: .tokenWithExpiresInSeconds),
-            transport: Self.transport(appSession: appSession))
-        let caller = AuthorizedCaller(
-            context: DriverAuthorizationContext(vehicleID: "v-42"), authorization: provider,
-            transport: Self.transport(appSession: appSession))
+        let caller = try vehicleCaller(appSession: appSession)
         let url = URL(string: try await server.untrustedTLSURL("/v1/providers/p/vehicles/v-42"))!
         let error = try await #require(throws: FleetServiceError.self) {
             _ = try await caller.send(TransportRequest(url: url))
