@@ -13,8 +13,8 @@ package import Foundation
 /// goes off late only if the device slept and someone set the clock back meanwhile. Both
 /// timers go the moment the alarm ends, by either way: nothing of it stays queued.
 ///
-/// It is what the system clock's sleeps and timeouts wait on: a timeout needs no task that
-/// sleeps beside the operation it bounds.
+/// It is what the system clock's sleeps (``TimerSleep``) and timeouts wait on: a timeout needs
+/// no task that sleeps beside the operation it bounds.
 package final class BootClockAlarm: Sendable {
     /// How an alarm ended.
     package enum Ending: Sendable {
@@ -102,28 +102,6 @@ package final class BootClockAlarm: Sendable {
             }
         }
         if let endedEarly { Self.finish(handler, timers, endedEarly) }
-    }
-
-    /// Sleeps `seconds` (positive and finite) of `bootClock`, or until the calling task is
-    /// cancelled, when it throws `CancellationError`. `armedAgain` hears each timer armed
-    /// again (for tests).
-    package static func sleep(
-        seconds: TimeInterval, bootClock: @escaping @Sendable () -> TimeInterval,
-        armedAgain: (@Sendable () -> Void)? = nil
-    ) async throws {
-        let alarm = BootClockAlarm(seconds: seconds, bootClock: bootClock, armedAgain: armedAgain)
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                alarm.start { ending in
-                    switch ending {
-                    case .wentOff: continuation.resume()
-                    case .stopped: continuation.resume(throwing: CancellationError())
-                    }
-                }
-            }
-        } onCancel: {
-            alarm.stop()
-        }
     }
 
     /// Stops the alarm unless it went off: returns how it ended (``Ending/wentOff`` if the

@@ -119,7 +119,7 @@ public struct SystemWallClock: WallClock {
     public func sleep(for duration: TimeInterval) async throws {
         guard duration > 0 else { return try Task.checkCancellation() }
         let clock = self
-        try await BootClockAlarm.sleep(seconds: duration, bootClock: { clock.uptime() })
+        try await TimerSleep.sleep(seconds: duration, bootClock: { clock.uptime() })
     }
 
     /// Runs `operation` in a task of its own, cancelled when ``uptime()`` moves `seconds`

@@ -136,8 +136,8 @@ struct SystemWallClockSleepTests {
     /// fire ends the sleep without arming again.
     @Test func aSleepEndsAtTheFirstTimerOnceTheBootClockHasMovedFarEnough() async throws {
         let armedAgain = LockedState(0)
-        try await BootClockAlarm.sleep(
-            seconds: 0.001, bootClock: Self.bootClock([100, 200]), armedAgain: { armedAgain.withLock { $0 += 1 } })
+        try await TimerSleep.sleep(
+            seconds: 0.001, bootClock: Self.bootClock([100, 200]), armed: { armedAgain.withLock { $0 += 1 } })
         #expect(armedAgain.withLock { $0 } == 0)
     }
 
@@ -145,9 +145,9 @@ struct SystemWallClockSleepTests {
     /// forward) arms itself again for what is left.
     @Test func aTimerThatFiresEarlyArmsItselfAgainForWhatIsLeft() async throws {
         let armedAgain = LockedState(0)
-        try await BootClockAlarm.sleep(
+        try await TimerSleep.sleep(
             seconds: 0.002, bootClock: Self.bootClock([100, 100.0005, 100.0005, 200]),
-            armedAgain: { armedAgain.withLock { $0 += 1 } })
+            armed: { armedAgain.withLock { $0 += 1 } })
         #expect(armedAgain.withLock { $0 } >= 1)
     }
 }
