@@ -123,7 +123,9 @@ public struct TokenEndpoint: Sendable {
     }
 
     /// The request for `scope`, without the extra headers; throws `invalidConfiguration`
-    /// or `insecureEndpoint` when the URL cannot be used.
+    /// or `insecureEndpoint` when the URL cannot be used. Not inlined: the async
+    /// ``request(for:)`` would keep its values in its frame.
+    @inline(never)
     package func baseRequest(for scope: AuthorizationScope) throws(FleetAuthError) -> TransportRequest {
         let url = try resolvedURL(for: scope)
         var request = TransportRequest(method: method, url: url, timeout: timeout)
@@ -144,7 +146,7 @@ public struct TokenEndpoint: Sendable {
     /// frame would hold every value of theirs, and a fleet started together builds every
     /// vehicle's request at once (880 bytes with them inlined, 576 without).
     package func request(for scope: AuthorizationScope) async throws(FleetAuthError) -> TransportRequest {
-        let request = try builtBaseRequest(for: scope)
+        let request = try baseRequest(for: scope)
         let extra: [String: String]
         do {
             extra = try await headers(scope)
@@ -152,12 +154,6 @@ public struct TokenEndpoint: Sendable {
             throw Self.headerProviderFailure(error, for: scope, url: request.url)
         }
         return Self.request(request, withAppHeaders: extra)
-    }
-
-    /// ``baseRequest(for:)``, not inlined into the async ``request(for:)``.
-    @inline(never)
-    private func builtBaseRequest(for scope: AuthorizationScope) throws(FleetAuthError) -> TransportRequest {
-        try baseRequest(for: scope)
     }
 
     /// The error of a `headers` closure that threw `error` (cancelled, or the app's own).

@@ -57,7 +57,7 @@ package struct TokenFetcher: Sendable {
     /// takes 128 bytes of an async frame for every copy the compiler keeps there, and a fleet
     /// started together holds a fetch's frames for every vehicle at once: with the error and
     /// the answer inline, `fetch` took 2,624 bytes and the request's operation 2,384 (its
-    /// closure and `request(to:)`); boxed, 672 and 832.
+    /// closure and `request(to:)`); boxed, 672 and 992.
     private final class Failure: Error {
         let error: FleetAuthError
 
