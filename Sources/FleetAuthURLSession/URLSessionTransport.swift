@@ -346,6 +346,19 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
+/// A provider over the transport lets as many fetches make their first attempt at once as its
+/// token requests' session opens connections to a host, and at least
+/// ``URLSessionTransport/connectionsPerHost``: a fleet started together then holds tasks and a
+/// request only for the fetches the session can send, not for every vehicle. The floor keeps an
+/// app's session with a phone's few connections from holding a simulator's first tokens to a
+/// few at a time, where HTTP/2 carries many requests on one connection.
+extension URLSessionTransport: TokenRequestBoundedTransport {
+    /// The token session's connections per host, at least ``connectionsPerHost``.
+    package var simultaneousTokenRequests: Int {
+        max(Self.connectionsPerHost, tokenRequests.session.configuration.httpMaximumConnectionsPerHost)
+    }
+}
+
 /// What `dump` and mirrors show of a transport: its options, and whether it sends through a
 /// session made from an app's. Not the sessions: an app's configuration may hold header values
 /// and stored credentials of the app's.

@@ -27,6 +27,27 @@ struct SimulatorLoadTests {
         #expect(URLSessionTransport.connectionsPerHost >= 64)
     }
 
+    /// A provider over the transport lets as many fetches make their first attempt at once as
+    /// the token session opens connections, at least 64: the rest of a fleet started together
+    /// waits its turn as a record, not as tasks and a request queued in the session.
+    @Test func aProviderSendsAsManyTokenRequestsAtOnceAsTheTokenSessionOpensConnections() throws {
+        let endpoint = TokenEndpoint(url: server.url("/token/token-only"), format: .tokenOnly)
+        func limit(_ transport: URLSessionTransport) -> Int {
+            TokenProviderConfiguration(endpoint: endpoint, transport: transport).concurrentFetchLimit
+        }
+        func appSession(connections: Int) -> URLSession {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = connections
+            return URLSession(configuration: configuration)
+        }
+        #expect(limit(URLSessionTransport()) == URLSessionTransport.connectionsPerHost)
+        #expect(limit(URLSessionTransport(session: appSession(connections: 128))) == 128)
+        // A phone's few connections do not hold a simulator's first tokens to a few at a time.
+        #expect(
+            limit(URLSessionTransport(session: appSession(connections: 6))) == URLSessionTransport.connectionsPerHost)
+        #expect(URLSessionTransport.connectionsPerHost < TokenProviderConfiguration.unboundedFetchLimit)
+    }
+
     /// Every connection the transport may open to the host is held by a call that does not
     /// answer (as when the fleet service falls behind); a token request to the same host is
     /// still answered within its 5-second timeout. Through one session it would queue

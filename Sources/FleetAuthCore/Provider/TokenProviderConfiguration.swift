@@ -9,8 +9,9 @@ package struct TokenProviderConfiguration: Sendable {
     package var rules: TokenRules
     package var cacheCapacity: Int
     /// How many fetches may be making their first attempt at once (``FetchSlots``); more wait
-    /// their turn in the order they came. Far above what a phone or a test reaches.
-    package var concurrentFetchLimit = 4096
+    /// their turn in the order they came. What the transport sends at once when it says
+    /// (``TokenRequestBoundedTransport``), else ``unboundedFetchLimit``.
+    package var concurrentFetchLimit: Int
     package var observer: (@Sendable (TokenEvent) -> Void)?
     /// Runs on the publishing thread before each token state goes out to the streams: a
     /// seam for tests that hold one publication while another thread notes a change.
@@ -30,5 +31,11 @@ package struct TokenProviderConfiguration: Sendable {
         self.rules = rules
         self.cacheCapacity = cacheCapacity
         self.observer = observer
+        self.concurrentFetchLimit =
+            (transport as? any TokenRequestBoundedTransport)?.simultaneousTokenRequests ?? Self.unboundedFetchLimit
     }
+
+    /// The fetches that may make their first attempt at once through a transport that does
+    /// not bound its token requests: far above what a phone or a test reaches.
+    package static let unboundedFetchLimit = 4096
 }

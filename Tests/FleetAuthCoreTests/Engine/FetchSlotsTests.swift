@@ -50,6 +50,43 @@ struct FetchSlotsTests {
         #expect(h.transport.requestCount == 5)
     }
 
+    /// The limit comes from the transport: one that sends at most so many token requests at
+    /// once (a URL session behind its connections) gives the provider that many slots.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func aTransportThatBoundsItsTokenRequestsGivesThatManySlots() async throws {
+        let h = try EngineHarness(latency: 1, tokenRequestsAtOnce: 2)
+        let tasks = await startCallers(h)
+        #expect(requestedIDs(h) == ["v-0", "v-1"])
+        h.clock.advance(by: 1)
+        await h.clock.settle()
+        #expect(requestedIDs(h) == ["v-0", "v-1", "v-2", "v-3"])
+        h.clock.advance(by: 1)
+        await h.clock.settle()
+        #expect(requestedIDs(h) == ["v-0", "v-1", "v-2", "v-3", "v-4"])
+        h.clock.advance(by: 1)
+        for (scope, task) in zip(scopes, tasks) {
+            #expect(try await h.settledResult(of: task).get().claims.covers(scope))
+        }
+    }
+
+    /// A transport that does not say how many it sends at once (FleetAuth's in-memory doubles,
+    /// an app's own) leaves the limit far above a fleet started together.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func aTransportThatDoesNotBoundItsTokenRequestsLeavesTheLimitHigh() async throws {
+        let h = try EngineHarness(latency: 1)
+        let tasks = await startCallers(h)
+        #expect(requestedIDs(h) == ["v-0", "v-1", "v-2", "v-3", "v-4"])
+        h.clock.advance(by: 1)
+        for (scope, task) in zip(scopes, tasks) {
+            #expect(try await h.settledResult(of: task).get().claims.covers(scope))
+        }
+        let configuration = TokenProviderConfiguration(
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token", format: .tokenOnly),
+            transport: h.transport)
+        #expect(configuration.concurrentFetchLimit == TokenProviderConfiguration.unboundedFetchLimit)
+        #expect(TokenProviderConfiguration.unboundedFetchLimit >= 4096)
+    }
+
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func aFetchRetryingThroughAnOutageMakesRoomForTheNext() async throws {
         let h = try EngineHarness(latency: 1, concurrentFetchLimit: 1)

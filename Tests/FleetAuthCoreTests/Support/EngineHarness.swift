@@ -20,20 +20,24 @@ struct EngineHarness {
         retry: RetryPolicy = RetryPolicy(jitter: 0),
         cacheCapacity: Int = 64,
         endpointTimeout: TimeInterval = 15,
-        concurrentFetchLimit: Int = 4096
+        concurrentFetchLimit: Int? = nil,
+        tokenRequestsAtOnce: Int? = nil
     ) throws {
         clock = ManualWallClock()
         backend = InMemoryTokenBackend(clock: clock, configuration: configuration)
-        transport = InMemoryTransport(clock: clock, latency: latency)
+        let transport = InMemoryTransport(clock: clock, latency: latency)
         transport.mount(backend, at: "/token")
+        self.transport = transport
         let events = EventRecorder()
         self.events = events
         let endpoint = TokenEndpoint(
             url: "https://backend.example.com/token", format: format ?? configuration.format, timeout: endpointTimeout)
+        // A transport that bounds its token requests, when asked for, sends through this one.
+        let sender: any HTTPTransport = tokenRequestsAtOnce.map { BoundedTransport(transport, limit: $0) } ?? transport
         var engineConfiguration = TokenProviderConfiguration(
-            endpoint: endpoint, transport: transport, clock: clock, refresh: refresh, retry: retry,
+            endpoint: endpoint, transport: sender, clock: clock, refresh: refresh, retry: retry,
             cacheCapacity: cacheCapacity, observer: { events.record($0) })
-        engineConfiguration.concurrentFetchLimit = concurrentFetchLimit
+        if let concurrentFetchLimit { engineConfiguration.concurrentFetchLimit = concurrentFetchLimit }
         engine = try TokenEngine(configuration: engineConfiguration)
     }
 
@@ -57,6 +61,19 @@ struct EngineHarness {
             }
         }
     }
+}
+
+/// A transport that says it sends at most `limit` token requests at once, as a URL session
+/// does behind its connections, and sends through `base`.
+struct BoundedTransport: TokenRequestBoundedTransport {
+    let base: any HTTPTransport
+    let simultaneousTokenRequests: Int
+
+    init(_ base: any HTTPTransport, limit: Int) {
+        (self.base, self.simultaneousTokenRequests) = (base, limit)
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse { try await base.send(request) }
 }
 
 /// Collects events from any thread.
