@@ -26,7 +26,10 @@ public import FleetAuthCore
 /// requests go through a session of their own, so that they never wait behind the
 /// fleet-service calls that need their tokens. With a session of the app's
 /// (``init(session:configuration:)``) every request goes through one session made with that
-/// session's configuration, which then decides both.
+/// session's configuration, which then decides both. A provider over the transport lets as many
+/// of its fetches make their first attempt at once as the token requests' session opens
+/// connections to a host, and at least 64: the rest of a fleet started together waits its turn
+/// in the provider, where it holds no request and no task, and its timeout has not started.
 ///
 /// ```swift
 /// import FleetAuthDriver
@@ -346,16 +349,20 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// A provider over the transport lets as many fetches make their first attempt at once as its
-/// token requests' session opens connections to a host, and at least
+/// Over cleartext HTTP, a provider over the transport lets as many fetches make their first
+/// attempt at once as its token requests' session opens connections to the host, and at least
 /// ``URLSessionTransport/connectionsPerHost``: a fleet started together then holds tasks and a
 /// request only for the fetches the session can send, not for every vehicle. The floor keeps an
 /// app's session with a phone's few connections from holding a simulator's first tokens to a
-/// few at a time, where HTTP/2 carries many requests on one connection.
+/// few at a time. Over TLS the session may speak HTTP/2, which carries many requests on each
+/// connection (FoundationNetworking's and Apple's sessions both do): there the transport sets no
+/// bound.
 extension URLSessionTransport: TokenRequestBoundedTransport {
-    /// The token session's connections per host, at least ``connectionsPerHost``.
-    package var simultaneousTokenRequests: Int {
-        max(Self.connectionsPerHost, tokenRequests.session.configuration.httpMaximumConnectionsPerHost)
+    /// The token session's connections per host, at least ``connectionsPerHost``, for an
+    /// endpoint over cleartext HTTP; `nil` over TLS.
+    package func simultaneousRequests(to endpoint: TokenEndpoint) -> Int? {
+        guard endpoint.isCleartextHTTP else { return nil }
+        return max(Self.connectionsPerHost, tokenRequests.session.configuration.httpMaximumConnectionsPerHost)
     }
 }
 

@@ -27,12 +27,15 @@ struct SimulatorLoadTests {
         #expect(URLSessionTransport.connectionsPerHost >= 64)
     }
 
-    /// A provider over the transport lets as many fetches make their first attempt at once as
-    /// the token session opens connections, at least 64: the rest of a fleet started together
-    /// waits its turn as a record, not as tasks and a request queued in the session.
+    /// Over cleartext HTTP, a provider over the transport lets as many fetches make their first
+    /// attempt at once as the token session opens connections, at least 64: the rest of a fleet
+    /// started together waits its turn as a record, not as tasks and a request queued in the
+    /// session. Over TLS, where HTTP/2 carries many requests on a connection, the provider's own
+    /// limit stands.
     @Test func aProviderSendsAsManyTokenRequestsAtOnceAsTheTokenSessionOpensConnections() throws {
-        let endpoint = TokenEndpoint(url: server.url("/token/token-only"), format: .tokenOnly)
-        func limit(_ transport: URLSessionTransport) -> Int {
+        let loopback = TokenEndpoint(url: server.url("/token/token-only"), format: .tokenOnly)
+        let overTLS = TokenEndpoint(url: "https://backend.example.com/token/{vehicleId}", format: .tokenOnly)
+        func limit(_ transport: URLSessionTransport, _ endpoint: TokenEndpoint) -> Int {
             TokenProviderConfiguration(endpoint: endpoint, transport: transport).concurrentFetchLimit
         }
         func appSession(connections: Int) -> URLSession {
@@ -40,12 +43,14 @@ struct SimulatorLoadTests {
             configuration.httpMaximumConnectionsPerHost = connections
             return URLSession(configuration: configuration)
         }
-        #expect(limit(URLSessionTransport()) == URLSessionTransport.connectionsPerHost)
-        #expect(limit(URLSessionTransport(session: appSession(connections: 128))) == 128)
+        #expect(limit(URLSessionTransport(), loopback) == URLSessionTransport.connectionsPerHost)
+        #expect(limit(URLSessionTransport(session: appSession(connections: 128)), loopback) == 128)
         // A phone's few connections do not hold a simulator's first tokens to a few at a time.
         #expect(
-            limit(URLSessionTransport(session: appSession(connections: 6))) == URLSessionTransport.connectionsPerHost)
-        #expect(URLSessionTransport.connectionsPerHost < TokenProviderConfiguration.unboundedFetchLimit)
+            limit(URLSessionTransport(session: appSession(connections: 6)), loopback)
+                == URLSessionTransport.connectionsPerHost)
+        #expect(limit(URLSessionTransport(), overTLS) == TokenProviderConfiguration.defaultConcurrentFetchLimit)
+        #expect(URLSessionTransport.connectionsPerHost < TokenProviderConfiguration.defaultConcurrentFetchLimit)
     }
 
     /// Every connection the transport may open to the host is held by a call that does not

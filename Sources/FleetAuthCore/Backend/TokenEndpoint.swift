@@ -122,6 +122,14 @@ public struct TokenEndpoint: Sendable {
         return !template.namesTheID || template.placeholders.contains { $0.meaning == .taskID }
     }
 
+    /// Whether the backend is reached over cleartext HTTP (loopback, or allowed insecure),
+    /// where a connection carries one request at a time: HTTP/2, which carries many on one
+    /// connection, comes over TLS.
+    package var isCleartextHTTP: Bool {
+        guard let template = try? URLTemplate(url) else { return false }
+        return URLComponents(string: template.sample)?.scheme?.lowercased() == "http"
+    }
+
     /// The request for `scope`, without the extra headers; throws `invalidConfiguration`
     /// or `insecureEndpoint` when the URL cannot be used. Not inlined: the async
     /// ``request(for:)`` would keep its values in its frame.

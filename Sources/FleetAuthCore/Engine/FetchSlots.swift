@@ -6,7 +6,8 @@
 /// vehicle), and the backend gets the whole herd in one instant. With it, a flight beyond the
 /// limit is a queued record, started in the order it came as an earlier fetch makes room. A
 /// fetch makes room when it ends or when its first attempt fails: a fetch retrying through an
-/// outage keeps its task but no slot, so that queued flights never wait behind retries.
+/// outage keeps its task but no slot, so that queued flights never wait behind retries. The
+/// limit is what the transport sends at once when it says (``TokenRequestBoundedTransport``).
 package struct FetchSlots: Sendable {
     /// A flight waiting for a slot.
     package struct Queued: Sendable {

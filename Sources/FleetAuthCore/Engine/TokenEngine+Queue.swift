@@ -40,11 +40,19 @@ extension TokenEngine {
     }
 
     /// The error of callers whose fetch waited for a slot past their budget.
+    /// A limit below the default came from the transport (``TokenRequestBoundedTransport``):
+    /// the message then names the connections that set it.
     static func noSlot(_ scope: AuthorizationScope, limit: Int, budget: TimeInterval) -> FleetAuthError {
-        FleetAuthError(
+        let setByTransport = limit < TokenProviderConfiguration.defaultConcurrentFetchLimit
+        let why = setByTransport ? " (as many as its transport sends to the token backend at once)" : ""
+        let more =
+            setByTransport
+            ? ", give the backend more time with `RetryPolicy(deadline:)`, or let more requests go at once: a session of the app's with a higher `httpMaximumConnectionsPerHost` (`URLSessionTransport(session:)`)"
+            : ", or give the backend more time with `RetryPolicy(deadline:)`"
+        return FleetAuthError(
             reason: .timedOut,
             message:
-                "No token request could start within the retry deadline (\(SpokenDuration.describe(budget))): \(limit) fetches of this provider were making their first attempt, and this one waited its turn behind them. Start a fleet this large in waves (`prefetch(_:)` each wave before it reports), or give the backend more time with `RetryPolicy(deadline:)`.",
+                "No token request could start within the retry deadline (\(SpokenDuration.describe(budget))): \(limit) fetches of this provider were making their first attempt\(why), and this one waited its turn behind them. Start a fleet this large in waves (`prefetch(_:)` each wave before it reports)\(more).",
             scope: scope)
     }
 }

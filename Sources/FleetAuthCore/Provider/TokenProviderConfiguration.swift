@@ -9,8 +9,8 @@ package struct TokenProviderConfiguration: Sendable {
     package var rules: TokenRules
     package var cacheCapacity: Int
     /// How many fetches may be making their first attempt at once (``FetchSlots``); more wait
-    /// their turn in the order they came. What the transport sends at once when it says
-    /// (``TokenRequestBoundedTransport``), else ``unboundedFetchLimit``.
+    /// their turn in the order they came. What the transport sends to the endpoint at once
+    /// when it says (``TokenRequestBoundedTransport``), at most ``defaultConcurrentFetchLimit``.
     package var concurrentFetchLimit: Int
     package var observer: (@Sendable (TokenEvent) -> Void)?
     /// Runs on the publishing thread before each token state goes out to the streams: a
@@ -31,11 +31,12 @@ package struct TokenProviderConfiguration: Sendable {
         self.rules = rules
         self.cacheCapacity = cacheCapacity
         self.observer = observer
-        self.concurrentFetchLimit =
-            (transport as? any TokenRequestBoundedTransport)?.simultaneousTokenRequests ?? Self.unboundedFetchLimit
+        let transportLimit = (transport as? any TokenRequestBoundedTransport)?.simultaneousRequests(to: endpoint)
+        self.concurrentFetchLimit = min(Self.defaultConcurrentFetchLimit, transportLimit ?? .max)
     }
 
-    /// The fetches that may make their first attempt at once through a transport that does
-    /// not bound its token requests: far above what a phone or a test reaches.
-    package static let unboundedFetchLimit = 4096
+    /// The most fetches that may make their first attempt at once, and the limit through a
+    /// transport that does not bound its requests to the endpoint: far above what a phone or
+    /// a test reaches.
+    package static let defaultConcurrentFetchLimit = 4096
 }

@@ -80,11 +80,14 @@ struct FetchSlotsTests {
         for (scope, task) in zip(scopes, tasks) {
             #expect(try await h.settledResult(of: task).get().claims.covers(scope))
         }
-        let configuration = TokenProviderConfiguration(
-            endpoint: TokenEndpoint(url: "https://backend.example.com/token", format: .tokenOnly),
-            transport: h.transport)
-        #expect(configuration.concurrentFetchLimit == TokenProviderConfiguration.unboundedFetchLimit)
-        #expect(TokenProviderConfiguration.unboundedFetchLimit >= 4096)
+        let endpoint = TokenEndpoint(url: "https://backend.example.com/token", format: .tokenOnly)
+        func limit(through transport: any HTTPTransport) -> Int {
+            TokenProviderConfiguration(endpoint: endpoint, transport: transport).concurrentFetchLimit
+        }
+        #expect(limit(through: h.transport) == TokenProviderConfiguration.defaultConcurrentFetchLimit)
+        // Nor does a transport's bound raise it past the provider's own.
+        #expect(limit(through: BoundedTransport(h.transport, limit: 1_000_000)) == 4096)
+        #expect(limit(through: BoundedTransport(h.transport, limit: 3)) == 3)
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
@@ -141,6 +144,8 @@ struct FetchSlotsTests {
         #expect(error.code == .timedOut)
         #expect(error.message.contains("waited its turn"))
         #expect(error.message.contains("RetryPolicy(deadline:)"))
+        // The limit below the provider's own reads as the transport's, and the message names its setting.
+        #expect(error.message.contains("httpMaximumConnectionsPerHost"))
         // Nothing was sent for it, and its scope no longer stands refreshing.
         #expect(requestedIDs(h) == ["v-0", "v-0"])
         #expect(h.engine.tokenState(of: scopes[1]).phase == .noToken)

@@ -64,14 +64,16 @@ struct EngineHarness {
 }
 
 /// A transport that says it sends at most `limit` token requests at once, as a URL session
-/// does behind its connections, and sends through `base`.
+/// does behind its connections, and sends through `base` (which bounds nothing itself).
 struct BoundedTransport: TokenRequestBoundedTransport {
     let base: any HTTPTransport
-    let simultaneousTokenRequests: Int
+    let limit: Int
 
     init(_ base: any HTTPTransport, limit: Int) {
-        (self.base, self.simultaneousTokenRequests) = (base, limit)
+        (self.base, self.limit) = (base, limit)
     }
+
+    func simultaneousRequests(to endpoint: TokenEndpoint) -> Int? { limit }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse { try await base.send(request) }
 }
