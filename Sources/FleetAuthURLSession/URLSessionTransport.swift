@@ -26,10 +26,11 @@ public import FleetAuthCore
 /// requests go through a session of their own, so that they never wait behind the
 /// fleet-service calls that need their tokens. With a session of the app's
 /// (``init(session:configuration:)``) every request goes through one session made with that
-/// session's configuration, which then decides both. A provider over the transport lets as many
-/// of its fetches make their first attempt at once as the token requests' session opens
-/// connections to a host, and at least 64: the rest of a fleet started together waits its turn
-/// in the provider, where it holds no request and no task, and its timeout has not started.
+/// session's configuration, which then decides both. Over cleartext HTTP, a provider over the
+/// transport lets as many of its fetches make their first attempt at once as the token
+/// requests' session opens connections to the host, and at least 64: the rest of a fleet
+/// started together waits its turn in the provider (within its callers' retry deadline),
+/// holding no request and no task, its attempt's timeout not yet started.
 ///
 /// ```swift
 /// import FleetAuthDriver

@@ -208,8 +208,21 @@ enum HTTPBench {
         return usage.ru_nvcsw + usage.ru_nivcsw
     }
 
-    /// The process's peak resident memory so far, in bytes.
+    /// The process's peak resident memory so far, in bytes. On Linux its own high-water mark
+    /// (`VmHWM`): there `ru_maxrss` keeps the peak of the process that started it across
+    /// `exec`, so a child of the comparison would read its parent's peak as its baseline, and a
+    /// peak of its own below that as none.
     static func peakResidentBytes() -> Int {
+        #if os(Linux)
+            if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kilobytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap({
+                    Int($0)
+                })
+            {
+                return kilobytes * 1024
+            }
+        #endif
         var usage = rusage()
         getrusage(rusageSelf, &usage)
         #if canImport(Darwin)
