@@ -99,11 +99,14 @@ struct FleetServiceEndToEndTests {
 
     @Test func unsignedTokensAreRejectedAndReportedAsTokenFaults() async throws {
         let vehicleID = "v-unsigned-\(UUID().uuidString.prefix(6))"
-        // The in-memory backend's tokens carry no real signature: the fixture refuses them.
-        let transport = InMemoryTransport()
-        transport.mount(InMemoryTokenBackend(), at: "/token")
+        // The in-memory backend's tokens carry no real signature: the fixture refuses them. The
+        // token side runs on a manual clock at today's date: nothing in memory waits, so no
+        // timeout of the system clock can run out on it while a loaded test run keeps it queued.
+        let clock = ManualWallClock(now: Date())
+        let transport = InMemoryTransport(clock: clock)
+        transport.mount(InMemoryTokenBackend(clock: clock), at: "/token")
         let provider = try DriverTokenProvider(
-            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport)
+            endpoint: TokenEndpoint(url: "https://backend.example.com/token"), transport: transport, clock: clock)
         let reporter = try VehicleReporter(
             fleetService: fleet, vehicleID: vehicleID, authorization: provider, transport: URLSessionTransport())
         do {

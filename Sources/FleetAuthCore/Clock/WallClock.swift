@@ -122,11 +122,13 @@ public struct SystemWallClock: WallClock {
         try await TimerSleep.sleep(seconds: duration, bootClock: { clock.uptime() })
     }
 
-    /// Runs `operation` in a task of its own, cancelled when ``uptime()`` moves `seconds`
-    /// first (``BootClockAlarm``): its result, or `nil` when the alarm went off before the
-    /// operation ended (after it ended). An operation that ends as time runs out counts, as on
-    /// the manual clock. Cancelling the calling task cancels the operation; a caller cancelled
-    /// already does not start it.
+    /// Runs `operation` in a task of its own, cancelled when ``uptime()`` has moved `seconds`
+    /// since the operation started to run (``BootClockAlarm``): its result, or `nil` when the
+    /// alarm went off and the operation then failed. Time the task spent queued for a thread
+    /// does not count, and a result in hand is never thrown away: under a process that keeps
+    /// every thread busy (a loaded test run, a saturated simulator) an answer that came in time
+    /// but was read late stays an answer. Cancelling the calling task cancels the operation; a
+    /// caller cancelled already does not start it.
     ///
     /// Every token request is bounded so: an alarm is two dispatch timers, where racing a
     /// sleep took a task group and a second task for every request in flight.
@@ -137,9 +139,11 @@ public struct SystemWallClock: WallClock {
         guard seconds > 0 else { return nil }
         let clock = self
         let alarm = BootClockAlarm(seconds: seconds, bootClock: { clock.uptime() })
-        // The operation's task stops the alarm as it ends, so that an alarm going off between
-        // that end and this caller's resumption cannot turn a result into a timeout.
+        // The alarm's time starts where the operation does. The operation's task stops the
+        // alarm as it ends, so an alarm going off between that end and this caller's
+        // resumption does not cancel a task that has finished.
         let task = Task { () -> (Swift.Result<Result, any Error>, BootClockAlarm.Ending) in
+            alarm.arm()
             let outcome: Swift.Result<Result, any Error>
             do {
                 outcome = .success(try await operation())
@@ -148,7 +152,7 @@ public struct SystemWallClock: WallClock {
             }
             return (outcome, alarm.stop())
         }
-        alarm.start { ending in
+        alarm.listen { ending in
             if case .wentOff = ending { task.cancel() }
         }
         let (outcome, ending) = await withTaskCancellationHandler {
@@ -156,7 +160,10 @@ public struct SystemWallClock: WallClock {
         } onCancel: {
             task.cancel()
         }
-        if case .wentOff = ending { return nil }
-        return try outcome.get()
+        switch (outcome, ending) {
+        case (.success(let result), _): return result
+        case (.failure, .wentOff): return nil
+        case (.failure(let error), .stopped): throw error
+        }
     }
 }

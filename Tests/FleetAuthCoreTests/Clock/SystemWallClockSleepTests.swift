@@ -88,6 +88,66 @@ struct SystemWallClockSleepTests {
         #expect(ran.withLock { $0 } == false)
     }
 
+    /// An operation that ignores its cancellation and answers after the alarm went off: its
+    /// answer is in hand, so it is returned, not thrown away as a timeout.
+    @Test func anAnswerInHandAfterTheAlarmIsReturned() async throws {
+        let answer = try await clock.withTimeout(0.001) { () async throws -> Int in
+            // Ends only when the alarm cancels it.
+            try? await SystemWallClock().sleep(for: 1e6)
+            return 42
+        }
+        #expect(answer == 42)
+    }
+
+    /// An alarm's time starts when it is armed, not when it is made or heard: a timeout's
+    /// operation queued for a thread does not lose its time. The boot clock reads 1,000 s at
+    /// arming; the first timer (1 ms later) still reads 1,000 s, so it arms itself again, and
+    /// the alarm goes off only once the boot clock has moved on. Gives up after 5 s.
+    @Test func anAlarmCountsFromWhenItIsArmed() async {
+        let now = LockedState<TimeInterval>(0)
+        let armedAgain = LockedState(0)
+        let (events, event) = AsyncStream<String>.makeStream()
+        let alarm = BootClockAlarm(
+            seconds: 0.001, bootClock: { now.withLock { $0 } },
+            armedAgain: {
+                let first = armedAgain.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                if first { event.yield("armed again") }
+            })
+        alarm.listen { _ in event.yield("went off") }
+        now.withLock { $0 = 1000 }
+        alarm.arm()
+        let giveUp = Task {
+            try? await Task.sleep(for: .seconds(5))
+            event.finish()
+        }
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next() == "armed again")
+        now.withLock { $0 = 2000 }
+        #expect(await iterator.next() == "went off")
+        giveUp.cancel()
+        #expect(alarm.stop() == .wentOff)
+    }
+
+    /// An alarm that went off before anyone listened tells its listener at once.
+    @Test func anAlarmThatWentOffUnheardTellsItsLaterListenerAtOnce() async {
+        let alarm = BootClockAlarm(seconds: 0, bootClock: { 0 })
+        alarm.arm()
+        let (wentOff, heard) = AsyncStream<BootClockAlarm.Ending>.makeStream()
+        let giveUp = Task {
+            try? await Task.sleep(for: .seconds(5))
+            heard.finish()
+        }
+        // Its timers fire at once; whether before or after the listener comes, it hears it.
+        alarm.listen { ending in heard.yield(ending) }
+        var iterator = wentOff.makeAsyncIterator()
+        #expect(await iterator.next() == .wentOff)
+        giveUp.cancel()
+        #expect(alarm.stop() == .wentOff)
+    }
+
     /// An alarm stopped before it started tells its handler at once, and never goes off.
     @Test func anAlarmStoppedBeforeItStartsTellsItsHandlerAtOnce() {
         let alarm = BootClockAlarm(seconds: 1e6, bootClock: { 0 })
