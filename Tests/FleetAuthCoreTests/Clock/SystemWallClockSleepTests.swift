@@ -3,9 +3,9 @@ import Foundation
 import Testing
 
 /// The system clock's sleep and timeout (which bounds every token request): both end with
-/// their alarm, and a cancelled one ends at once. The only tests that wait on real time, for
-/// at most a few milliseconds each, since the system clock is what they test; nothing here
-/// asserts how long anything took.
+/// their alarm, and a cancelled one ends at once. The only tests that wait on real time (for a
+/// few milliseconds each, and one holds the pool's threads 0.3 s), since the system clock is
+/// what they test; nothing here asserts how long anything took.
 @Suite("System clock: sleeps and timeouts end with their alarm or at once when cancelled", .timeLimit(.minutes(1)))
 struct SystemWallClockSleepTests {
     let clock = SystemWallClock()
@@ -96,6 +96,23 @@ struct SystemWallClockSleepTests {
             try? await SystemWallClock().sleep(for: 1e6)
             return 42
         }
+        #expect(answer == 42)
+    }
+
+    /// Every thread of the concurrency pool busy (a loaded test run, a saturated simulator):
+    /// the timeout's operation waits 0.3 s for a thread, six times its 0.05 s, then answers at
+    /// once unless cancelled. That wait is not the operation's time, so its answer is returned. (The blockers
+    /// hold their threads without suspending, as synchronous work does; when other work holds
+    /// the pool they run later, and the test still passes, never fails wrongly.)
+    @Test func timeQueuedForAThreadDoesNotCountAgainstTheOperation() async throws {
+        let blockers = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            Task { usleep(300_000) }
+        }
+        let answer = try await clock.withTimeout(0.05) { () async throws -> Int in
+            try Task.checkCancellation()  // an operation that heard the alarm would stop here
+            return 42
+        }
+        for blocker in blockers { await blocker.value }
         #expect(answer == 42)
     }
 
