@@ -352,13 +352,16 @@ package struct TokenFetcher: Sendable {
     private func timedOut(_ request: TransportRequest, for scope: AuthorizationScope, after timeout: TimeInterval)
         -> FleetAuthError
     {
-        let seconds = String(format: "%.1f", timeout)
+        // Under a tenth of a second (a last attempt cut by the deadline), in milliseconds: "0.0 s"
+        // would read as no time at all.
+        let waited =
+            timeout < 0.1 ? "\(Int((timeout * 1000).rounded(.up))) ms" : "\(String(format: "%.1f", timeout)) s"
         let bound =
             timeout < endpoint.timeout
             ? "what was left of the retry deadline for the callers' whole wait (\(SpokenDuration.describe(retry.deadline))); each attempt may take the endpoint's timeout (\(SpokenDuration.describe(endpoint.timeout))). Check that the backend is up; to wait longer, raise both: `TokenEndpoint(…, timeout:)` and the provider's `retry: RetryPolicy(deadline:)`"
             : "the endpoint's timeout for one attempt. Check that the backend is up and answers in time, or raise `TokenEndpoint(…, timeout:)`"
         return FleetAuthError(
-            reason: .timedOut, message: "The token backend did not answer within \(seconds) s, \(bound).",
+            reason: .timedOut, message: "The token backend did not answer within \(waited), \(bound).",
             scope: scope, url: request.url)
     }
 

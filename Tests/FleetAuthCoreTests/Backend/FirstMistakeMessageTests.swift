@@ -187,6 +187,17 @@ struct HangingBackendMessageTests {
         #expect(error.message.contains("This caller waited 30 s over 1 attempt;"), "\(error.message)")
     }
 
+    /// A last attempt left less than a tenth of a second by the deadline says how long in
+    /// milliseconds: "0.0 s" read as no time at all.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    @Test func aLastAttemptOfUnderATenthOfASecondIsSaidInMilliseconds() async throws {
+        let error = try await hang(timeout: 15, retry: RetryPolicy(jitter: 0, deadline: 15.54))
+        #expect(
+            error.message.hasPrefix(
+                "The token backend did not answer within 40 ms, what was left of the retry deadline"),
+            "\(error.message)")
+    }
+
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test func theEndpointTimeoutBoundsOneAttempt() async throws {
         let error = try await hang(timeout: 3, retry: RetryPolicy(maximumAttempts: 1))
