@@ -18,7 +18,18 @@ struct FleetAuthBench {
         Run from the Benchmarks folder after `swift build -c release`, as .build/release/fleetauth-bench.
         """
 
-    static func main() async throws {
+    /// Runs what the arguments ask for; a failure is printed as `fleetauth-bench: …` with exit
+    /// status 1, not raised as a crash.
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            FileHandle.standardError.write(Data("fleetauth-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run() async throws {
         if CommandLine.arguments.contains("--help") || CommandLine.arguments.contains("-h") {
             print(usage)
             return

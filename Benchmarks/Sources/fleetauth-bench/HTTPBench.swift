@@ -237,9 +237,16 @@ enum HTTPBench {
     /// Starts the loopback server, runs every variant `rounds` times in turn (each round in
     /// another order), and returns the table.
     static func compare(vehicles: Int, seconds: Double, rounds: Int, backToBack: Bool) throws -> String {
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+            .deletingLastPathComponent()
+        let serverFile = folder.appendingPathComponent("loopback-fleet-service")
+        guard FileManager.default.isExecutableFile(atPath: serverFile.path) else {
+            throw BenchError(
+                "--http needs loopback-fleet-service beside fleetauth-bench, and \(serverFile.path) is not there: run `swift build -c release` in the Benchmarks folder, then .build/release/fleetauth-bench from there"
+            )
+        }
         let server = Process()
-        server.executableURL = folder.appendingPathComponent("loopback-fleet-service")
+        server.executableURL = serverFile
         let serverInput = Pipe()
         let serverOutput = Pipe()
         server.standardInput = serverInput
