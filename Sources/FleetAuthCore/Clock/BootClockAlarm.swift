@@ -12,7 +12,8 @@ package import Foundation
 /// which counts sleep but follows a change of the wall clock. Whichever fires first reads the
 /// boot clock and either ends the alarm or arms itself again for what is left; so the alarm
 /// goes off late only if the device slept and someone set the clock back meanwhile. Both
-/// timers go the moment the alarm ends, by either way: nothing of it stays queued.
+/// timers are cancelled when the alarm ends, by either way, or, if it ends while they are
+/// being armed, as soon as ``arm()`` has armed them: nothing of it stays queued.
 ///
 /// Who hears the alarm (``listen(_:)``) and when its time starts (``arm()``) may be two
 /// parties, in either order: a timeout listens where it waits and arms where the operation it
@@ -55,8 +56,8 @@ package final class BootClockAlarm: Sendable {
     private let armedAgain: (@Sendable () -> Void)?
 
     /// An alarm for `seconds` of `bootClock` (seconds on a clock that counts time asleep),
-    /// counted from when it is armed: at most 10⁹ s, and none (it goes off as it is armed)
-    /// when `seconds` is not positive. `armedAgain` hears each timer armed again because it
+    /// counted from when it is armed: at most 10⁹ s, and none (it goes off at its first
+    /// timer, at once) when `seconds` is not positive. `armedAgain` hears each timer armed again because it
     /// fired before the boot clock reached the end (for tests).
     package init(
         seconds: TimeInterval, bootClock: @escaping @Sendable () -> TimeInterval,
@@ -74,7 +75,8 @@ package final class BootClockAlarm: Sendable {
     }
 
     /// Gives the alarm its listener: `handler` hears how the alarm ended, once; at once if it
-    /// has ended already (stopped, or gone off before anyone listened). An alarm has one.
+    /// has ended already (stopped, or gone off before anyone listened). An alarm has one
+    /// listener; one given after the alarm ended only hears that ending.
     package func listen(_ handler: @escaping @Sendable (Ending) -> Void) {
         let endedEarly = state.withLock { state -> Ending? in
             switch state.phase {

@@ -123,12 +123,13 @@ public struct SystemWallClock: WallClock {
     }
 
     /// Runs `operation` in a task of its own, cancelled when ``uptime()`` has moved `seconds`
-    /// since the operation started to run (``BootClockAlarm``): its result, or `nil` when the
-    /// alarm went off and the operation then failed. Time the task spent queued for a thread
-    /// does not count, and a result in hand is never thrown away: under a process that keeps
-    /// every thread busy (a loaded test run, a saturated simulator) an answer that came in time
-    /// but was read late stays an answer. Cancelling the calling task cancels the operation; a
-    /// caller cancelled already does not start it.
+    /// since the task started to run (``BootClockAlarm``): its result, or `nil` when the alarm
+    /// went off before the operation ended (after it ended), as on the manual clock. The
+    /// seconds count from the operation's start, not from the call, so a task left queued for
+    /// a thread (every thread of the process busy: a loaded test run) keeps its whole time;
+    /// later waits for a thread, after the operation has suspended, count. Cancelling the
+    /// calling task cancels the operation and gets its outcome, even if the alarm went off too;
+    /// a caller cancelled already does not start it.
     ///
     /// Every token request is bounded so: an alarm is two dispatch timers, where racing a
     /// sleep took a task group and a second task for every request in flight.
@@ -160,10 +161,10 @@ public struct SystemWallClock: WallClock {
         } onCancel: {
             task.cancel()
         }
-        switch (outcome, ending) {
-        case (.success(let result), _): return result
-        case (.failure, .wentOff): return nil
-        case (.failure(let error), .stopped): throw error
-        }
+        // A late result is not kept: an operation may carry its failure as a value, and the
+        // manual clock's timeouts drop it too. A caller cancelled meanwhile gets the outcome
+        // of its cancellation, not a timeout.
+        if case .wentOff = ending, !Task.isCancelled { return nil }
+        return try outcome.get()
     }
 }

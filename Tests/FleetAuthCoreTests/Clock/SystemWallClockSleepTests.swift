@@ -4,7 +4,7 @@ import Testing
 
 /// The system clock's sleep and timeout (which bounds every token request): both end with
 /// their alarm, and a cancelled one ends at once. The only tests that wait on real time (for a
-/// few milliseconds each, and one holds the pool's threads 0.3 s), since the system clock is
+/// few milliseconds each, and one holds the pool's threads 1 s), since the system clock is
 /// what they test; nothing here asserts how long anything took.
 @Suite("System clock: sleeps and timeouts end with their alarm or at once when cancelled", .timeLimit(.minutes(1)))
 struct SystemWallClockSleepTests {
@@ -88,27 +88,57 @@ struct SystemWallClockSleepTests {
         #expect(ran.withLock { $0 } == false)
     }
 
-    /// An operation that ignores its cancellation and answers after the alarm went off: its
-    /// answer is in hand, so it is returned, not thrown away as a timeout.
-    @Test func anAnswerInHandAfterTheAlarmIsReturned() async throws {
+    /// An operation that ignores its cancellation and answers after the alarm went off: a
+    /// timeout, as on the manual clock (an operation may carry a failure as its result).
+    @Test func anAnswerAfterTheAlarmIsATimeout() async throws {
         let answer = try await clock.withTimeout(0.001) { () async throws -> Int in
             // Ends only when the alarm cancels it.
             try? await SystemWallClock().sleep(for: 1e6)
             return 42
         }
-        #expect(answer == 42)
+        #expect(answer == nil)
+    }
+
+    /// The alarm went off and then the caller was cancelled, before the operation ended: the
+    /// caller gets its cancellation, not a timeout. Gives up after 5 s.
+    @Test func aCallerCancelledAfterTheAlarmGetsItsCancellation() async {
+        let (alarmHeard, heard) = AsyncStream<Void>.makeStream()
+        let gate = LockedState<CheckedContinuation<Void, Never>?>(nil)
+        let caller = Task {
+            try await clock.withTimeout(0.001) { () async throws -> Int in
+                try? await SystemWallClock().sleep(for: 1e6)  // ends when the alarm goes off
+                await withCheckedContinuation { continuation in
+                    gate.withLock { $0 = continuation }
+                    heard.yield()
+                }
+                try Task.checkCancellation()
+                return 1
+            }
+        }
+        let giveUp = Task {
+            try? await Task.sleep(for: .seconds(5))
+            heard.finish()
+        }
+        var iterator = alarmHeard.makeAsyncIterator()
+        let alarmWentOff = await iterator.next() != nil
+        giveUp.cancel()
+        #expect(alarmWentOff)
+        caller.cancel()
+        gate.withLock { $0 }?.resume()
+        let outcome = await caller.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
     }
 
     /// Every thread of the concurrency pool busy (a loaded test run, a saturated simulator):
-    /// the timeout's operation waits 0.3 s for a thread, six times its 0.05 s, then answers at
+    /// the timeout's operation waits 1 s for a thread, four times its 0.25 s, then answers at
     /// once unless cancelled. That wait is not the operation's time, so its answer is returned. (The blockers
     /// hold their threads without suspending, as synchronous work does; when other work holds
     /// the pool they run later, and the test still passes, never fails wrongly.)
     @Test func timeQueuedForAThreadDoesNotCountAgainstTheOperation() async throws {
         let blockers = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
-            Task { usleep(300_000) }
+            Task { usleep(1_000_000) }
         }
-        let answer = try await clock.withTimeout(0.05) { () async throws -> Int in
+        let answer = try await clock.withTimeout(0.25) { () async throws -> Int in
             try Task.checkCancellation()  // an operation that heard the alarm would stop here
             return 42
         }
@@ -148,8 +178,37 @@ struct SystemWallClockSleepTests {
         #expect(alarm.stop() == .wentOff)
     }
 
-    /// An alarm that went off before anyone listened tells its listener at once.
-    @Test func anAlarmThatWentOffUnheardTellsItsLaterListenerAtOnce() async {
+    /// Stopped while it is being armed, after ``BootClockAlarm/arm()`` saw it running and
+    /// before its timers were recorded (the boot clock's first read, arm's, stops it): the
+    /// timers it armed are cancelled, and none ever fires. A timer left armed would read the
+    /// boot clock again within its 1 ms; 20 ms are given (if it were late, the test would pass,
+    /// never fail wrongly).
+    @Test func anAlarmStoppedWhileBeingArmedCancelsTheTimersItArmed() async throws {
+        let reads = LockedState(0)
+        let stopper = LockedState<BootClockAlarm?>(nil)
+        let alarm = BootClockAlarm(
+            seconds: 0.001,
+            bootClock: {
+                let first = reads.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                if first { stopper.withLock { $0 }?.stop() }
+                return 0
+            })
+        stopper.withLock { $0 = alarm }
+        let endings = LockedState<[BootClockAlarm.Ending]>([])
+        alarm.listen { ending in endings.withLock { $0.append(ending) } }
+        alarm.arm()
+        #expect(endings.withLock { $0 } == [.stopped])
+        try await clock.sleep(for: 0.02)
+        #expect(reads.withLock { $0 } == 1)
+        stopper.withLock { $0 = nil }
+    }
+
+    /// A listener that comes after the alarm was armed hears it go off, whether it went off
+    /// before the listener came (told at once) or after.
+    @Test func aListenerAfterArmingHearsTheAlarm() async {
         let alarm = BootClockAlarm(seconds: 0, bootClock: { 0 })
         alarm.arm()
         let (wentOff, heard) = AsyncStream<BootClockAlarm.Ending>.makeStream()
@@ -157,7 +216,6 @@ struct SystemWallClockSleepTests {
             try? await Task.sleep(for: .seconds(5))
             heard.finish()
         }
-        // Its timers fire at once; whether before or after the listener comes, it hears it.
         alarm.listen { ending in heard.yield(ending) }
         var iterator = wentOff.makeAsyncIterator()
         #expect(await iterator.next() == .wentOff)
