@@ -103,13 +103,19 @@ struct SystemWallClockSleepTests {
     /// caller gets its cancellation, not a timeout. Gives up after 5 s.
     @Test func aCallerCancelledAfterTheAlarmGetsItsCancellation() async {
         let (alarmHeard, heard) = AsyncStream<Void>.makeStream()
-        let gate = LockedState<CheckedContinuation<Void, Never>?>(nil)
+        // Where the operation waits, whatever its cancellation, until the test opens it; opened
+        // first, it does not wait.
+        let gate = LockedState<(opened: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
         let caller = Task {
             try await clock.withTimeout(0.001) { () async throws -> Int in
                 try? await SystemWallClock().sleep(for: 1e6)  // ends when the alarm goes off
+                heard.yield()
                 await withCheckedContinuation { continuation in
-                    gate.withLock { $0 = continuation }
-                    heard.yield()
+                    let opened = gate.withLock { gate in
+                        if !gate.opened { gate.waiter = continuation }
+                        return gate.opened
+                    }
+                    if opened { continuation.resume() }
                 }
                 try Task.checkCancellation()
                 return 1
@@ -124,7 +130,11 @@ struct SystemWallClockSleepTests {
         giveUp.cancel()
         #expect(alarmWentOff)
         caller.cancel()
-        gate.withLock { $0 }?.resume()
+        let waiter = gate.withLock { gate in
+            gate.opened = true
+            return gate.waiter
+        }
+        waiter?.resume()
         let outcome = await caller.result
         #expect(throws: CancellationError.self) { try outcome.get() }
     }
