@@ -4,7 +4,7 @@ import Testing
 
 /// The system clock's sleep and timeout (which bounds every token request): both end with
 /// their alarm, and a cancelled one ends at once. The only tests that wait on real time (for a
-/// few milliseconds each, and one holds the pool's threads 1 s), since the system clock is
+/// few milliseconds each, and one holds the pool's threads 2 s), since the system clock is
 /// what they test; nothing here asserts how long anything took.
 @Suite("System clock: sleeps and timeouts end with their alarm or at once when cancelled", .timeLimit(.minutes(1)))
 struct SystemWallClockSleepTests {
@@ -100,7 +100,9 @@ struct SystemWallClockSleepTests {
     }
 
     /// The alarm went off and then the caller was cancelled, before the operation ended: the
-    /// caller gets its cancellation, not a timeout. Gives up after 5 s.
+    /// caller gets its cancellation, not a timeout. The operation hears the alarm on the alarm's
+    /// own queue and gives up 5 s after it starts on a dispatch timer, so neither waits for a
+    /// thread of a busy pool.
     @Test func aCallerCancelledAfterTheAlarmGetsItsCancellation() async {
         let (alarmHeard, heard) = AsyncStream<Void>.makeStream()
         // Where the operation waits, whatever its cancellation, until the test opens it; opened
@@ -108,26 +110,24 @@ struct SystemWallClockSleepTests {
         let gate = LockedState<(opened: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
         let caller = Task {
             try await clock.withTimeout(0.001) { () async throws -> Int in
-                try? await SystemWallClock().sleep(for: 1e6)  // ends when the alarm goes off
-                heard.yield()
-                await withCheckedContinuation { continuation in
-                    let opened = gate.withLock { gate in
-                        if !gate.opened { gate.waiter = continuation }
-                        return gate.opened
+                DispatchQueue.global().asyncAfter(deadline: .now() + 5) { heard.finish() }
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let opened = gate.withLock { gate in
+                            if !gate.opened { gate.waiter = continuation }
+                            return gate.opened
+                        }
+                        if opened { continuation.resume() }
                     }
-                    if opened { continuation.resume() }
+                } onCancel: {
+                    heard.yield()  // the first cancellation: the alarm's, unless it never went off
                 }
                 try Task.checkCancellation()
                 return 1
             }
         }
-        let giveUp = Task {
-            try? await Task.sleep(for: .seconds(5))
-            heard.finish()
-        }
         var iterator = alarmHeard.makeAsyncIterator()
         let alarmWentOff = await iterator.next() != nil
-        giveUp.cancel()
         #expect(alarmWentOff)
         caller.cancel()
         let waiter = gate.withLock { gate in
@@ -140,15 +140,15 @@ struct SystemWallClockSleepTests {
     }
 
     /// Every thread of the concurrency pool busy (a loaded test run, a saturated simulator):
-    /// the timeout's operation waits 1 s for a thread, four times its 0.25 s, then answers at
-    /// once unless cancelled. That wait is not the operation's time, so its answer is returned. (The blockers
-    /// hold their threads without suspending, as synchronous work does; when other work holds
-    /// the pool they run later, and the test still passes, never fails wrongly.)
+    /// the timeout's operation waits 2 s for a thread, twice its 1 s, then answers at once
+    /// unless cancelled. That wait is not the operation's time, so its answer is returned.
+    /// (The blockers hold their threads without suspending, as synchronous work does; when
+    /// other work holds the pool they run later, and the test still passes.)
     @Test func timeQueuedForAThreadDoesNotCountAgainstTheOperation() async throws {
         let blockers = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
-            Task { usleep(1_000_000) }
+            Task { usleep(2_000_000) }
         }
-        let answer = try await clock.withTimeout(0.25) { () async throws -> Int in
+        let answer = try await clock.withTimeout(1) { () async throws -> Int in
             try Task.checkCancellation()  // an operation that heard the alarm would stop here
             return 42
         }
