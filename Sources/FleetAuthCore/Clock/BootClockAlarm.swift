@@ -57,8 +57,8 @@ package final class BootClockAlarm: Sendable {
 
     /// An alarm for `seconds` of `bootClock` (seconds on a clock that counts time asleep),
     /// counted from when it is armed: at most 10⁹ s, and none (it goes off at its first
-    /// timer, at once) when `seconds` is not positive. `armedAgain` hears each timer armed again because it
-    /// fired before the boot clock reached the end (for tests).
+    /// timer, at once) when `seconds` is not positive. `armedAgain` hears each timer armed
+    /// again because it fired before the boot clock reached the end (for tests).
     package init(
         seconds: TimeInterval, bootClock: @escaping @Sendable () -> TimeInterval,
         armedAgain: (@Sendable () -> Void)? = nil

@@ -110,7 +110,7 @@ struct SystemWallClockSleepTests {
         let gate = LockedState<(opened: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
         let caller = Task {
             try await clock.withTimeout(0.001) { () async throws -> Int in
-                DispatchQueue.global().asyncAfter(deadline: .now() + 5) { heard.finish() }
+                Self.givingUp(heard)
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { continuation in
                         let opened = gate.withLock { gate in
@@ -176,15 +176,11 @@ struct SystemWallClockSleepTests {
         alarm.listen { _ in event.yield("went off") }
         now.withLock { $0 = 1000 }
         alarm.arm()
-        let giveUp = Task {
-            try? await Task.sleep(for: .seconds(5))
-            event.finish()
-        }
+        Self.givingUp(event)
         var iterator = events.makeAsyncIterator()
         #expect(await iterator.next() == "armed again")
         now.withLock { $0 = 2000 }
         #expect(await iterator.next() == "went off")
-        giveUp.cancel()
         #expect(alarm.stop() == .wentOff)
     }
 
@@ -222,14 +218,10 @@ struct SystemWallClockSleepTests {
         let alarm = BootClockAlarm(seconds: 0, bootClock: { 0 })
         alarm.arm()
         let (wentOff, heard) = AsyncStream<BootClockAlarm.Ending>.makeStream()
-        let giveUp = Task {
-            try? await Task.sleep(for: .seconds(5))
-            heard.finish()
-        }
+        Self.givingUp(heard)
         alarm.listen { ending in heard.yield(ending) }
         var iterator = wentOff.makeAsyncIterator()
         #expect(await iterator.next() == .wentOff)
-        giveUp.cancel()
         #expect(alarm.stop() == .wentOff)
     }
 
@@ -254,15 +246,19 @@ struct SystemWallClockSleepTests {
             endings.withLock { $0.append(ending) }
             heard.yield()
         }
-        let giveUp = Task {
-            try? await Task.sleep(for: .seconds(5))
-            heard.finish()
-        }
+        Self.givingUp(heard)
         var iterator = wentOff.makeAsyncIterator()
         await iterator.next()
-        giveUp.cancel()
         #expect(alarm.stop() == .wentOff)
         #expect(endings.withLock { $0 } == [.wentOff])
+    }
+
+    /// Finishes the stream of `continuation` 5 s from now on a dispatch timer: a test waiting
+    /// on it fails then, not at its time limit, when what it waits for never comes. The timer
+    /// needs no thread of the concurrency pool, so a busy pool cannot make it overtake events
+    /// yielded before it.
+    static func givingUp<Element>(_ continuation: AsyncStream<Element>.Continuation) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + 5) { continuation.finish() }
     }
 
     /// A boot clock that reads `readings` in turn, then the last one forever.
