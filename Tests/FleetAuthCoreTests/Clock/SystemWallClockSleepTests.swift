@@ -159,11 +159,15 @@ struct SystemWallClockSleepTests {
     /// An alarm's time starts when it is armed, not when it is made or heard: a timeout's
     /// operation queued for a thread does not lose its time. The boot clock reads 1,000 s at
     /// arming; the first timer (1 ms later) still reads 1,000 s, so it arms itself again, and
-    /// the alarm goes off only once the boot clock has moved on. Gives up after 5 s.
+    /// the alarm goes off only once the boot clock has moved on. Each wait gives up 5 s after
+    /// the step it follows: going off waits on the test moving the clock, which a busy pool
+    /// may hold up.
     @Test func anAlarmCountsFromWhenItIsArmed() async {
         let now = LockedState<TimeInterval>(0)
         let armedAgain = LockedState(0)
-        let (events, event) = AsyncStream<String>.makeStream()
+        let wentOffEarly = LockedState(false)
+        let (armedAgainEvents, armedAgainHeard) = AsyncStream<Void>.makeStream()
+        let (wentOffEvents, wentOffHeard) = AsyncStream<Void>.makeStream()
         let alarm = BootClockAlarm(
             seconds: 0.001, bootClock: { now.withLock { $0 } },
             armedAgain: {
@@ -171,16 +175,22 @@ struct SystemWallClockSleepTests {
                     count += 1
                     return count == 1
                 }
-                if first { event.yield("armed again") }
+                if first { armedAgainHeard.yield() }
             })
-        alarm.listen { _ in event.yield("went off") }
+        alarm.listen { _ in
+            wentOffEarly.withLock { $0 = now.withLock { $0 } < 2000 }
+            wentOffHeard.yield()
+        }
         now.withLock { $0 = 1000 }
         alarm.arm()
-        Self.givingUp(event)
-        var iterator = events.makeAsyncIterator()
-        #expect(await iterator.next() == "armed again")
+        Self.givingUp(armedAgainHeard)
+        var armedAgainIterator = armedAgainEvents.makeAsyncIterator()
+        #expect(await armedAgainIterator.next() != nil)
         now.withLock { $0 = 2000 }
-        #expect(await iterator.next() == "went off")
+        Self.givingUp(wentOffHeard)
+        var wentOffIterator = wentOffEvents.makeAsyncIterator()
+        #expect(await wentOffIterator.next() != nil)
+        #expect(wentOffEarly.withLock { $0 } == false)
         #expect(alarm.stop() == .wentOff)
     }
 
@@ -255,8 +265,8 @@ struct SystemWallClockSleepTests {
 
     /// Finishes the stream of `continuation` 5 s from now on a dispatch timer: a test waiting
     /// on it fails then, not at its time limit, when what it waits for never comes. The timer
-    /// needs no thread of the concurrency pool, so a busy pool cannot make it overtake events
-    /// yielded before it.
+    /// needs no thread of the concurrency pool; so start it after the test's last step that
+    /// the awaited event depends on, since a busy pool may hold up that step, not the timer.
     static func givingUp<Element>(_ continuation: AsyncStream<Element>.Continuation) {
         DispatchQueue.global().asyncAfter(deadline: .now() + 5) { continuation.finish() }
     }
